@@ -1,0 +1,155 @@
+"""Reading canary.yaml: YAML with line numbers, and clear errors that name file, line and field.
+
+The suite's own options (``provider``, ``samples``, ``concurrency``...) are collected in
+:class:`SuiteSettings`; the CLI and the Action use them as defaults under their own flags.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from promptcanary.errors import ConfigError
+
+
+class SuiteSettings(BaseModel):
+    """Run and comparison defaults a canary.yaml may set next to its prompts and probes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str | None = None
+    """LiteLLM model string used when none is given on the command line."""
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    """Sampling temperature override."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    """max_tokens override."""
+    seed: int | None = None
+    """Seed override."""
+    samples: int = Field(default=1, ge=1, le=1000)
+    """How many times each prompt is sent."""
+    concurrency: int = Field(default=8, ge=1, le=512)
+    """Requests in flight at once."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Stop issuing requests once this much has been spent."""
+    timeout: float = Field(default=60.0, gt=0)
+    """Per-request timeout in seconds."""
+    max_attempts: int = Field(default=4, ge=1, le=20)
+    """Attempts per request, retries included."""
+    max_error_rate: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Above this error rate a comparison is inconclusive."""
+    regression_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
+    """Minimum score drop for a single-sample regression."""
+    improvement_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
+    """Minimum score gain for a single-sample improvement."""
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    """False discovery rate for multi-sample tests."""
+    min_effect: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Minimum drop in pass rate / mean score for a multi-sample regression."""
+
+
+#: Top-level keys of canary.yaml besides the settings.
+SUITE_KEYS = ("name", "description", "tags", "default_system_prompt", "probes", "prompts")
+SETTINGS_KEYS = tuple(SuiteSettings.model_fields)
+PROMPT_KEYS = (
+    "id", "text", "tags", "description", "system_prompt", "expected_keywords", "tools", "metadata",
+)
+
+
+class LineDict(dict[str, Any]):
+    """A dict that remembers the YAML line (1-based) of itself and of each of its keys."""
+
+    line: int | None = None
+    key_lines: dict[str, int]
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose mappings are :class:`LineDict` with line numbers."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    mapping = LineDict()
+    mapping.line = node.start_mark.line + 1
+    mapping.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        if key in mapping:
+            raise ConfigError(
+                f"duplicate key '{key}'",
+                line=key_node.start_mark.line + 1,
+                field=str(key),
+                hint="Each key may appear once per mapping.",
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)  # type: ignore[no-untyped-call]
+        mapping.key_lines[str(key)] = key_node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def line_of(node: Any, key: str | None = None) -> int | None:
+    """Line of a loaded mapping (or of one of its keys), when known."""
+    if isinstance(node, LineDict):
+        if key is not None and key in node.key_lines:
+            return node.key_lines[key]
+        return node.line
+    return None
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    """Parse a YAML file with line numbers; errors become :class:`ConfigError` naming the file."""
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(
+            "file not found",
+            file=p,
+            hint="Create one with `promptcanary init`, or pass the right path with -c/--config.",
+        )
+    if p.is_dir():
+        raise ConfigError("is a directory, expected a canary.yaml file", file=p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not valid UTF-8 text ({exc.reason})", file=p) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", file=p) from exc
+    try:
+        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    except ConfigError as exc:
+        raise exc.relocate(file=p) from exc
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        raise ConfigError(
+            f"invalid YAML: {exc.problem or exc}", file=p, line=line, hint="Fix the YAML syntax."
+        ) from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid YAML: {exc}", file=p) from exc
+
+
+def unknown_key_error(
+    key: str, allowed: tuple[str, ...], *, where: str, line: int | None
+) -> ConfigError:
+    """A ConfigError for an unknown key, with a did-you-mean suggestion."""
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f"Did you mean '{close[0]}'?" if close else f"Allowed keys: {', '.join(allowed)}."
+    return ConfigError(f"unknown key '{key}' in {where}", line=line, field=key, hint=hint)
+
+
+def parse_settings(data: dict[str, Any]) -> SuiteSettings:
+    """Build :class:`SuiteSettings` from the top-level mapping (settings keys only)."""
+    values = {k: data[k] for k in SETTINGS_KEYS if k in data}
+    try:
+        return SuiteSettings.model_validate(values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = str(err["loc"][0]) if err["loc"] else "?"
+        raise ConfigError(
+            f"{err['msg']} (got {err.get('input')!r})",
+            line=line_of(data, key),
+            field=key,
+        ) from exc

@@ -1,0 +1,349 @@
+"""Probe base class, the ``@probe`` decorator and the registry that resolves YAML ``type:`` names.
+
+A probe looks at one response and returns a :class:`ProbeResult`. Every probe instance remembers
+the arguments it was constructed with (:attr:`BaseProbe.params`), so a run records exactly what was
+measured and a probe can be rebuilt from a stored run or a YAML template.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+import hashlib
+import importlib
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, ValidationError, create_model
+
+from promptcanary.core.models import (
+    CanaryPrompt,
+    LLMResponse,
+    ProbeCategory,
+    ProbeResult,
+    ProbeSpec,
+)
+from promptcanary.errors import ProbeConfigError
+
+#: Registry of probe classes by their YAML ``type:`` name (== the class's ``probe_id``).
+_PROBE_REGISTRY: dict[str, type[BaseProbe]] = {}
+
+
+class BaseProbe(abc.ABC):
+    """Abstract base class for all PromptCanary probes.
+
+    Subclasses set the class attributes below and implement :meth:`evaluate`. Constructor
+    parameters are recorded automatically (see :attr:`params`), so keep them JSON-serialisable.
+
+    Attributes:
+        probe_id: Stable machine-readable identifier (snake_case); the YAML ``type:``.
+        name: Human-readable display name.
+        category: High-level :class:`ProbeCategory`.
+        description: One-sentence description shown in reports.
+    """
+
+    probe_id: str = "base"
+    name: str = "Base Probe"
+    category: ProbeCategory = ProbeCategory.CUSTOM
+    description: str = ""
+    #: Set to False for probes that never look at the response text (none built in yet).
+    needs_content: ClassVar[bool] = True
+
+    _params: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Wrap the subclass's own __init__ so the bound constructor arguments are recorded,
+        # whatever the subclass does with them (inspect_ai's registry does the same).
+        if "__init__" in cls.__dict__:
+            original = cls.__dict__["__init__"]
+            signature = inspect.signature(original)
+
+            @functools.wraps(original)
+            def __init__(self: BaseProbe, *args: Any, **kw: Any) -> None:  # noqa: N807
+                if not hasattr(self, "_params") or type(self).__init__ is __init__:
+                    bound = signature.bind(self, *args, **kw)
+                    bound.apply_defaults()
+                    params = dict(bound.arguments)
+                    params.pop("self", None)
+                    for name, p in signature.parameters.items():
+                        if p.kind is inspect.Parameter.VAR_KEYWORD and name in params:
+                            params.update(params.pop(name))
+                        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+                            params.pop(name, None)
+                    self._params = params
+                original(self, *args, **kw)
+
+            cls.__init__ = __init__  # type: ignore[method-assign]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The constructor arguments this probe was built with (defaults included)."""
+        return dict(getattr(self, "_params", {}))
+
+    @property
+    def type_name(self) -> str:
+        """The name that rebuilds this probe: its registry name, else ``module:Class``."""
+        cls = type(self)
+        registered = _PROBE_REGISTRY.get(cls.probe_id)
+        if registered is cls:
+            return cls.probe_id
+        return f"{cls.__module__}:{cls.__qualname__}"
+
+    def spec(self, probe_id: str | None = None) -> ProbeSpec:
+        """Describe this probe (id, type, parameters) for storing in a run."""
+        return ProbeSpec(
+            probe_id=probe_id or self.probe_id,
+            type=self.type_name,
+            name=self.name,
+            category=self.category,
+            params=_jsonable(self.params),
+        )
+
+    def __call__(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+        """Make probes callable directly: ``probe(prompt, response)``."""
+        return self.evaluate(prompt, response)
+
+    @abc.abstractmethod
+    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+        """Run this probe and return a structured result.
+
+        Args:
+            prompt:   The :class:`CanaryPrompt` that was sent.
+            response: The :class:`LLMResponse` received.
+
+        Returns:
+            A :class:`ProbeResult` with score, pass/fail, and details.
+        """
+
+    def result(
+        self,
+        prompt: CanaryPrompt,
+        *,
+        passed: bool,
+        score: float,
+        details: str = "",
+        errored: bool = False,
+    ) -> ProbeResult:
+        """Build a :class:`ProbeResult` for this probe (score clamped to 0..1)."""
+        return ProbeResult(
+            probe_id=self.probe_id,
+            probe_name=self.name,
+            category=self.category,
+            prompt_id=prompt.id,
+            passed=passed,
+            score=min(1.0, max(0.0, float(score))),
+            details=details,
+            errored=errored,
+        )
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"
+
+
+def _jsonable(value: Any) -> Any:
+    """Make probe parameters JSON-friendly (tuples → lists, enums → values, sets → sorted)."""
+    return json.loads(json.dumps(value, default=_json_default, sort_keys=True))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if hasattr(value, "value"):
+        return value.value
+    return repr(value)
+
+
+def params_digest(params: dict[str, Any]) -> str:
+    """Short stable hash of probe parameters (used to tell same-type probes apart)."""
+    payload = json.dumps(_jsonable(params), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:6]
+
+
+# ── Registry ─────────────────────────────────────────────────────────────────────────────────
+
+
+def register_probe(cls: type[BaseProbe]) -> type[BaseProbe]:
+    """Class decorator: make ``cls`` resolvable by its ``probe_id`` from YAML ``type:``."""
+    _PROBE_REGISTRY[cls.probe_id] = cls
+    return cls
+
+
+def registered_probes() -> dict[str, type[BaseProbe]]:
+    """A copy of the registry: YAML type name → probe class."""
+    _load_builtins()
+    return dict(_PROBE_REGISTRY)
+
+
+def get_probe_class(type_name: str) -> type[BaseProbe]:
+    """Resolve a YAML ``type:`` (registry name or ``package.module:ClassName``) to a class.
+
+    Raises:
+        LookupError: unknown name (the message lists the known ones).
+    """
+    _load_builtins()
+    if type_name in _PROBE_REGISTRY:
+        return _PROBE_REGISTRY[type_name]
+    if ":" in type_name:
+        module_name, _, attr = type_name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise LookupError(f"cannot import module '{module_name}' for probe '{type_name}': {exc}") from exc
+        obj: Any = module
+        for part in attr.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                raise LookupError(f"module '{module_name}' has no attribute '{attr}'")
+        if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
+            raise LookupError(f"'{type_name}' is not a BaseProbe subclass")
+        return obj
+    known = ", ".join(sorted(_PROBE_REGISTRY))
+    raise LookupError(f"unknown probe type '{type_name}'. Known types: {known}")
+
+
+def build_probe(type_name: str, params: dict[str, Any]) -> BaseProbe:
+    """Instantiate a probe from its YAML type and parameters, validating the parameters.
+
+    Raises:
+        ProbeConfigError: unknown type, unknown parameter, wrong type or missing parameter. The
+            message names the probe, the parameter and the accepted choices.
+    """
+    try:
+        cls = get_probe_class(type_name)
+    except LookupError as exc:
+        raise ProbeConfigError(str(exc), field="type") from exc
+    validated = validate_probe_params(cls, params, type_name=type_name)
+    try:
+        return cls(**validated)
+    except (TypeError, ValueError) as exc:
+        raise ProbeConfigError(f"probe '{type_name}': {exc}") from exc
+
+
+def validate_probe_params(
+    cls: type[BaseProbe], params: dict[str, Any], *, type_name: str | None = None
+) -> dict[str, Any]:
+    """Check ``params`` against the constructor signature of ``cls`` and coerce them."""
+    label = type_name or cls.probe_id
+    fields, accepts_any = _signature_fields(cls)
+    unknown = [k for k in params if k not in fields]
+    if unknown and not accepts_any:
+        known = ", ".join(fields) or "(none)"
+        raise ProbeConfigError(
+            f"probe '{label}' has no parameter '{unknown[0]}'. Parameters of '{label}': {known}",
+            field=unknown[0],
+        )
+    model = _params_model(cls)
+    try:
+        checked = model.model_validate({k: v for k, v in params.items() if k in fields})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "?"
+        raise ProbeConfigError(
+            f"probe '{label}' parameter '{loc}': {err['msg']} (got {err.get('input')!r})",
+            field=loc,
+        ) from exc
+    out = {k: getattr(checked, k) for k in params if k in fields}
+    out.update({k: v for k, v in params.items() if k not in fields})
+    return out
+
+
+def _signature_fields(cls: type[BaseProbe]) -> tuple[dict[str, inspect.Parameter], bool]:
+    init = getattr(cls.__init__, "__wrapped__", cls.__init__)
+    sig = inspect.signature(init)
+    fields: dict[str, inspect.Parameter] = {}
+    accepts_any = False
+    for name, p in sig.parameters.items():
+        if name == "self" or p.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            accepts_any = True
+            continue
+        fields[name] = p
+    return fields, accepts_any
+
+
+@functools.lru_cache(maxsize=None)
+def _params_model(cls: type[BaseProbe]) -> Any:
+    init = getattr(cls.__init__, "__wrapped__", cls.__init__)
+    try:
+        hints = typing.get_type_hints(init)
+    except Exception:  # unresolved forward refs in a user probe: fall back to no type checks
+        hints = {}
+    fields, _ = _signature_fields(cls)
+    definitions: dict[str, Any] = {}
+    for name, p in fields.items():
+        annotation = hints.get(name, Any)
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        definitions[name] = (annotation, default)
+    return create_model(  # type: ignore[call-overload]
+        f"{cls.__name__}Params",
+        __config__=ConfigDict(arbitrary_types_allowed=True, strict=True),
+        **definitions,
+    )
+
+
+_builtins_loaded = False
+
+
+def _load_builtins() -> None:
+    # Importing the package registers every built-in probe; done lazily to avoid import cycles.
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        importlib.import_module("promptcanary.core.probes")
+
+
+# ── @probe decorator ─────────────────────────────────────────────────────────────────────────
+
+
+def probe(
+    probe_id: str,
+    *,
+    name: str = "",
+    category: ProbeCategory = ProbeCategory.CUSTOM,
+    description: str = "",
+) -> Callable[[Callable[[CanaryPrompt, LLMResponse], ProbeResult]], type[BaseProbe]]:
+    """Decorator that turns a plain function into a registered ``BaseProbe`` class.
+
+    Usage::
+
+        @probe("my_probe", name="My Custom Probe", category=ProbeCategory.CUSTOM)
+        def greets(prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+            passed = "hello" in response.content.lower()
+            return ProbeResult(probe_id="my_probe", probe_name="My Custom Probe",
+                               category=ProbeCategory.CUSTOM, prompt_id=prompt.id,
+                               passed=passed, score=1.0 if passed else 0.0)
+
+    The decorated name becomes the probe class: instantiate it (``greets()``) or use
+    ``type: my_probe`` in canary.yaml.
+    """
+
+    def decorator(fn: Callable[[CanaryPrompt, LLMResponse], ProbeResult]) -> type[BaseProbe]:
+        display = name or fn.__name__.replace("_", " ").title()
+
+        def evaluate(self: BaseProbe, p: CanaryPrompt, r: LLMResponse) -> ProbeResult:
+            return fn(p, r)
+
+        cls = type(
+            fn.__name__,
+            (BaseProbe,),
+            {
+                "probe_id": probe_id,
+                "name": display,
+                "category": category,
+                "description": description or (inspect.getdoc(fn) or "").split("\n")[0],
+                "evaluate": evaluate,
+                "__module__": fn.__module__,
+                "__qualname__": fn.__qualname__,
+                "__doc__": fn.__doc__,
+            },
+        )
+        _PROBE_REGISTRY[probe_id] = cls
+        return cls
+
+    return decorator

@@ -1,0 +1,439 @@
+"""CanarySuite: a named set of prompts and probes, loaded from canary.yaml, that runs against a
+provider and produces a :class:`CanaryRunResult`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from promptcanary.core.config import (
+    PROMPT_KEYS,
+    SETTINGS_KEYS,
+    SUITE_KEYS,
+    SuiteSettings,
+    line_of,
+    load_yaml_file,
+    parse_settings,
+    unknown_key_error,
+)
+from promptcanary.core.models import CanaryPrompt, CanaryRunResult
+from promptcanary.core.probes.base import BaseProbe, build_probe, params_digest
+from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.runner import ProgressCallback
+    from promptcanary.providers.base import BaseLLMProvider
+
+
+class CanarySuite:
+    """Holds a collection of prompts and probes, and drives the canary run.
+
+    Args:
+        name: Human-readable name for this suite (baselines are filed under it).
+        prompts: List of :class:`CanaryPrompt` objects.
+        probes: List of :class:`BaseProbe` instances to run on every response.
+        description: Optional description shown in reports.
+        tags: Optional tags for categorisation.
+        default_system_prompt: System prompt for prompts that set none.
+        settings: Run/compare defaults (samples, concurrency, provider...), usually from YAML.
+        probe_ids: Explicit ids for the probes (same order); None entries are derived.
+
+    Example::
+
+        suite = CanarySuite(
+            name="production-agent",
+            prompts=[CanaryPrompt(text="Return JSON: {name: 'Alice', age: 30}")],
+            probes=[JsonValidityProbe(), StepByStepProbe(expect_steps=False)],
+        )
+        result = suite.run(LiteLLMProvider("openai/gpt-4o-mini"))
+        print(result.overall_score)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        prompts: list[CanaryPrompt],
+        probes: list[BaseProbe],
+        *,
+        description: str = "",
+        tags: list[str] | None = None,
+        default_system_prompt: str | None = None,
+        settings: SuiteSettings | None = None,
+        probe_ids: list[str | None] | None = None,
+    ) -> None:
+        if not prompts:
+            raise ValueError("CanarySuite requires at least one prompt.")
+        if not probes:
+            raise ValueError("CanarySuite requires at least one probe.")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("CanarySuite requires a non-empty name.")
+
+        self.name = name
+        self.prompts = list(prompts)
+        self.probes = list(probes)
+        self.description = description
+        self.tags = tags or []
+        self.default_system_prompt = default_system_prompt
+        self.settings = settings or SuiteSettings()
+        _check_unique_prompt_ids(self.prompts)
+        self.probe_ids = assign_probe_ids(self.probes, probe_ids)
+
+    def __repr__(self) -> str:
+        return (
+            f"CanarySuite(name={self.name!r}, prompts={len(self.prompts)}, "
+            f"probes={len(self.probes)})"
+        )
+
+    # ── Loading ──────────────────────────────────────────────────────────────────────────────
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> CanarySuite:
+        """Load a CanarySuite from a YAML configuration file.
+
+        Expected YAML structure::
+
+            name: my-suite
+            description: Tests production agent behaviour.
+            probes:
+              - type: json_validity
+              - type: step_by_step
+                expect_steps: false
+              - json_validity              # shorthand for {type: json_validity}
+            prompts:
+              - text: "What is the capital of France?"
+                expected_keywords: ["Paris"]
+              - "Shorthand prompt text"    # shorthand for {text: ...}
+
+        Raises:
+            ConfigError: (also a ``ValueError``-free, user-facing error) naming the file, line and
+                field that are wrong. A missing file raises ConfigError too.
+        """
+        p = Path(path)
+        data = load_yaml_file(p)
+        try:
+            return cls._from_dict(data)
+        except ConfigError as exc:
+            raise exc.relocate(file=p) from exc
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any]) -> CanarySuite:
+        """Build a suite from an already-parsed YAML mapping."""
+        return cls._from_dict(config)
+
+    @classmethod
+    def _from_dict(cls, config: Any) -> CanarySuite:
+        if not isinstance(config, dict):
+            raise ConfigError(
+                "the file must be a YAML mapping with at least 'name', 'probes' and 'prompts'",
+                hint="See `promptcanary init` for a commented example.",
+            )
+        allowed = SUITE_KEYS + SETTINGS_KEYS
+        for key in config:
+            if key not in allowed:
+                raise unknown_key_error(
+                    str(key), allowed, where="the suite", line=line_of(config, str(key))
+                )
+        name = config.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(
+                "a non-empty 'name' is required (baselines are filed under it)",
+                line=line_of(config, "name"),
+                field="name",
+            )
+        settings = parse_settings(config)
+        probes, probe_ids = _parse_probes(config)
+        prompts = _parse_prompts(config)
+        description = config.get("description") or ""
+        default_system_prompt = config.get("default_system_prompt")
+        tags = config.get("tags") or []
+        for key, value, kind in (
+            ("description", description, str),
+            ("default_system_prompt", default_system_prompt, (str, type(None))),
+            ("tags", tags, list),
+        ):
+            if not isinstance(value, kind):
+                raise ConfigError(
+                    f"must be a {'list' if kind is list else 'string'}",
+                    line=line_of(config, key),
+                    field=key,
+                )
+        return cls(
+            name=name.strip(),
+            prompts=prompts,
+            probes=probes,
+            description=description,
+            tags=[str(t) for t in tags],
+            default_system_prompt=default_system_prompt,
+            settings=settings,
+            probe_ids=probe_ids,
+        )
+
+    # ── Running ──────────────────────────────────────────────────────────────────────────────
+
+    def run(
+        self,
+        provider: BaseLLMProvider,
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        show_progress: bool = True,
+        concurrency: int | None = None,
+        samples: int | None = None,
+        max_cost_usd: float | None = None,
+        timeout: float | None = None,
+        max_attempts: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> CanaryRunResult:
+        """Run all prompts against the provider, apply all probes, return results.
+
+        Prompts run concurrently (``concurrency`` requests in flight); results keep the suite's
+        order. A provider error for one prompt is recorded on its response and its probe results
+        are marked errored; a probe that raises becomes a failed result. Neither stops the run.
+
+        Args:
+            provider:      The LLM provider to query.
+            temperature:   Override default temperature (0.0 recommended).
+            max_tokens:    Override max_tokens.
+            seed:          Override seed for reproducibility.
+            show_progress: Whether to show a Rich progress bar.
+            concurrency:   Requests in flight at once (default: suite setting, 8).
+            samples:       Times each prompt is sent (default: suite setting, 1).
+            max_cost_usd:  Stop issuing requests once this much was spent.
+            timeout:       Per-request timeout in seconds.
+            max_attempts:  Attempts per request, retries included.
+            progress:      Optional callback receiving progress events (instead of the bar).
+
+        Returns:
+            A fully-populated :class:`CanaryRunResult`.
+        """
+        from promptcanary.core.runner import RunOptions, run_suite
+
+        options = RunOptions.from_settings(
+            self.settings,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            show_progress=show_progress,
+            concurrency=concurrency,
+            samples=samples,
+            max_cost_usd=max_cost_usd,
+            timeout=timeout,
+            max_attempts=max_attempts,
+        )
+        return run_suite(self, provider, options, progress=progress)
+
+    async def arun(
+        self,
+        provider: BaseLLMProvider,
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        show_progress: bool = False,
+        concurrency: int | None = None,
+        samples: int | None = None,
+        max_cost_usd: float | None = None,
+        timeout: float | None = None,
+        max_attempts: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> CanaryRunResult:
+        """Async variant of :meth:`run` for callers already inside an event loop."""
+        from promptcanary.core.runner import RunOptions, arun_suite
+
+        options = RunOptions.from_settings(
+            self.settings,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            show_progress=show_progress,
+            concurrency=concurrency,
+            samples=samples,
+            max_cost_usd=max_cost_usd,
+            timeout=timeout,
+            max_attempts=max_attempts,
+        )
+        return await arun_suite(self, provider, options, progress=progress)
+
+    def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
+        """The system prompt sent with ``prompt``: its own, else the suite default."""
+        return prompt.system_prompt or self.default_system_prompt
+
+    # ── Writing ──────────────────────────────────────────────────────────────────────────────
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suite as a canary.yaml mapping (probe parameters and prompt ids included)."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.description:
+            data["description"] = self.description
+        if self.tags:
+            data["tags"] = list(self.tags)
+        if self.default_system_prompt:
+            data["default_system_prompt"] = self.default_system_prompt
+        defaults = SuiteSettings()
+        for key in SETTINGS_KEYS:
+            value = getattr(self.settings, key)
+            if value != getattr(defaults, key):
+                data[key] = value
+        probes: list[dict[str, Any]] = []
+        for probe, pid in zip(self.probes, self.probe_ids):
+            spec = probe.spec(pid)
+            entry: dict[str, Any] = {"type": spec.type}
+            if pid != _derived_id(probe, self.probes):
+                entry["id"] = pid
+            entry.update(spec.params)
+            probes.append(entry)
+        data["probes"] = probes
+        prompts: list[dict[str, Any]] = []
+        for cp in self.prompts:
+            entry = {"id": cp.id, "text": cp.text}
+            for key in ("description", "system_prompt"):
+                if getattr(cp, key):
+                    entry[key] = getattr(cp, key)
+            for key in ("tags", "expected_keywords", "tools", "metadata"):
+                if getattr(cp, key):
+                    entry[key] = getattr(cp, key)
+            prompts.append(entry)
+        data["prompts"] = prompts
+        return data
+
+    def to_yaml_template(self) -> str:
+        """Render this suite back to a YAML config string that ``from_yaml`` rebuilds exactly."""
+        import yaml
+
+        return yaml.safe_dump(
+            self.to_dict(), default_flow_style=False, allow_unicode=True, sort_keys=False
+        )
+
+
+# ── Helpers ──────────────────────────────────────────────────────────────────────────────────
+
+
+def _check_unique_prompt_ids(prompts: list[CanaryPrompt]) -> None:
+    seen: dict[str, int] = {}
+    for index, prompt in enumerate(prompts):
+        if prompt.id in seen:
+            first = seen[prompt.id]
+            raise ConfigError(
+                f"prompts #{first + 1} ({_excerpt(prompts[first].text)!r}) and #{index + 1} "
+                f"({_excerpt(prompt.text)!r}) have the same id '{prompt.id}'",
+                field="prompts",
+                hint="Give one of them an explicit `id:`, or remove the duplicate prompt.",
+            )
+        seen[prompt.id] = index
+
+
+def _excerpt(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _derived_id(probe: BaseProbe, all_probes: list[BaseProbe]) -> str:
+    same_type = [p for p in all_probes if p.probe_id == probe.probe_id]
+    if len(same_type) == 1:
+        return probe.probe_id
+    return f"{probe.probe_id}#{params_digest(probe.params)}"
+
+
+def assign_probe_ids(
+    probes: list[BaseProbe], explicit: list[str | None] | None = None
+) -> list[str]:
+    """Give every probe a suite-unique, stable id.
+
+    A probe type used once keeps its plain id (``json_validity``); a type used several times gets
+    ``type#<hash of its parameters>`` for each instance, so the same YAML always yields the same ids
+    and compare() matches them across runs. Explicit ids win.
+    """
+    explicit = explicit or [None] * len(probes)
+    ids: list[str] = []
+    for probe, given in zip(probes, explicit):
+        ids.append(given or _derived_id(probe, probes))
+    seen: dict[str, int] = {}
+    for index, pid in enumerate(ids):
+        if pid in seen:
+            raise ConfigError(
+                f"probes #{seen[pid] + 1} and #{index + 1} are the same probe ('{pid}', identical "
+                "parameters)",
+                field="probes",
+                hint="Remove the duplicate, or give one of them an explicit `id:`.",
+            )
+        seen[pid] = index
+    return ids
+
+
+def _parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | None]]:
+    raw = config.get("probes")
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            "a non-empty list 'probes' is required",
+            line=line_of(config, "probes"),
+            field="probes",
+            hint="Add at least one probe, e.g. `- type: json_validity`.",
+        )
+    probes: list[BaseProbe] = []
+    ids: list[str | None] = []
+    for index, item in enumerate(raw):
+        where = f"probes[{index}]"
+        line = line_of(item) or line_of(config, "probes")
+        if isinstance(item, str):
+            item = {"type": item}
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            raise ConfigError(
+                "each probe needs a 'type' (e.g. `- type: json_validity` or `- json_validity`)",
+                line=line,
+                field=where,
+            )
+        params = {k: v for k, v in item.items() if k not in ("type", "id")}
+        explicit_id = item.get("id")
+        if explicit_id is not None and (not isinstance(explicit_id, str) or not explicit_id):
+            raise ConfigError("'id' must be a non-empty string", line=line, field=f"{where}.id")
+        try:
+            probes.append(build_probe(item["type"], params))
+        except ConfigError as exc:
+            key = exc.field if exc.field and exc.field in item else None
+            field = f"{where}.{exc.field}" if exc.field else where
+            raise ConfigError(
+                exc.detail,
+                line=line_of(item, key) if key else line,
+                field=field,
+                hint=exc.hint,
+            ) from exc
+        ids.append(explicit_id)
+    return probes, ids
+
+
+def _parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
+    raw = config.get("prompts")
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            "a non-empty list 'prompts' is required",
+            line=line_of(config, "prompts"),
+            field="prompts",
+            hint='Add at least one prompt, e.g. `- text: "What is the capital of France?"`.',
+        )
+    prompts: list[CanaryPrompt] = []
+    for index, item in enumerate(raw):
+        where = f"prompts[{index}]"
+        line = line_of(item) or line_of(config, "prompts")
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict):
+            raise ConfigError("each prompt must be a string or a mapping with 'text'",
+                              line=line, field=where)
+        for key in item:
+            if key not in PROMPT_KEYS:
+                raise unknown_key_error(str(key), PROMPT_KEYS, where=where,
+                                        line=line_of(item, str(key)))
+        try:
+            prompts.append(CanaryPrompt.model_validate(dict(item)))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = str(err["loc"][0]) if err["loc"] else "text"
+            raise ConfigError(
+                err["msg"].removeprefix("Value error, "),
+                line=line_of(item, key) or line,
+                field=f"{where}.{key}",
+            ) from exc
+    return prompts

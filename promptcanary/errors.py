@@ -1,0 +1,245 @@
+"""Every error PromptCanary raises on purpose, and the exit code each one maps to.
+
+    PromptCanaryError                 root: anything we raise deliberately
+    ├── ConfigError                   canary.yaml / CLI options / Action inputs are wrong   (exit 2)
+    │   └── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
+    ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
+    ├── ProviderError                 the model could not be called                          (exit 3)
+    │   └── ProviderAuthError         credentials refused: the whole run stops               (exit 3)
+    ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
+    ├── StorageError                  baselines could not be read or written                 (exit 2)
+    │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
+    │   └── CorruptBaselineError      a baseline file is not valid                           (exit 2)
+    └── GitHubError                   the GitHub API refused or failed                       (exit 1)
+
+Exit codes live in one place, :data:`EXIT_CODES`, and the CLI and the Action both use
+:func:`exit_code_for`. Messages never contain secrets: use :func:`redact` on anything that came from
+a provider before putting it into an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+#: Exit code: everything fine (no drift at/over the threshold).
+EXIT_OK = 0
+#: Exit code: drift at or over the threshold, or failures with ``--fail-on-failure``.
+EXIT_DRIFT = 1
+#: Exit code: usage, configuration or input error.
+EXIT_USAGE = 2
+#: Exit code: could not measure (auth failure, every prompt errored, no baseline, too many errors).
+EXIT_INCONCLUSIVE = 3
+
+
+class PromptCanaryError(Exception):
+    """Root of every error PromptCanary raises deliberately."""
+
+    exit_code: int = EXIT_USAGE
+    #: A short hint telling the user what to do; shown under the message.
+    hint: str | None = None
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(redact(message))
+        if hint is not None:
+            self.hint = redact(hint)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class ConfigError(PromptCanaryError):
+    """A configuration value is wrong. Names the file, line (when known) and field."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.field = field
+        self.detail = message
+        super().__init__(_locate(message, file=self.file, line=line, field=field), hint=hint)
+
+    def relocate(self, *, file: str | Path | None = None, line: int | None = None) -> ConfigError:
+        """Return the same error with a file/line filled in where it was missing."""
+        err = type(self).__new__(type(self))
+        ConfigError.__init__(
+            err,
+            self.detail,
+            file=self.file or (str(file) if file is not None else None),
+            line=self.line if self.line is not None else line,
+            field=self.field,
+            hint=self.hint,
+        )
+        return err
+
+
+class ProbeConfigError(ConfigError):
+    """A probe's ``type`` is unknown or one of its parameters is missing or wrong."""
+
+
+class InputError(PromptCanaryError):
+    """A file handed to PromptCanary (run JSON, report JSON, baseline) cannot be used."""
+
+    exit_code = EXIT_USAGE
+
+
+class ProviderError(PromptCanaryError):
+    """The LLM provider could not be called or returned something unusable.
+
+    ``status_code`` is the HTTP status when there was one; ``retryable`` says whether trying again
+    may help (429, 5xx, timeouts, connection errors).
+    """
+
+    exit_code = EXIT_INCONCLUSIVE
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model_id: str | None = None,
+        status_code: int | None = None,
+        raw_error: BaseException | None = None,
+        retryable: bool | None = None,
+        retry_after_s: float | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.model_id = model_id
+        self.status_code = status_code
+        # Kept for debugging in-process only; never serialised (it may hold request details).
+        self.raw_error = raw_error
+        if retryable is None:
+            retryable = status_code is None or status_code in (408, 409, 429) or status_code >= 500
+        self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+
+class ProviderAuthError(ProviderError):
+    """Credentials were refused (401/403): every further call would fail the same way."""
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        kwargs.setdefault("retryable", False)
+        kwargs.setdefault(
+            "hint",
+            "Check the API key environment variable for this provider (for example "
+            "OPENAI_API_KEY) and that it is allowed to use this model.",
+        )
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
+class MeasurementError(PromptCanaryError):
+    """The run could not measure anything trustworthy (every prompt errored, run aborted...)."""
+
+    exit_code = EXIT_INCONCLUSIVE
+
+
+class StorageError(PromptCanaryError):
+    """Baselines could not be read or written."""
+
+    exit_code = EXIT_USAGE
+
+
+class BaselineNotFoundError(StorageError, FileNotFoundError):
+    """No baseline matches; there is nothing to compare with yet."""
+
+    exit_code = EXIT_INCONCLUSIVE
+
+
+class CorruptBaselineError(StorageError):
+    """A baseline file exists but is not a valid PromptCanary snapshot."""
+
+    exit_code = EXIT_USAGE
+
+
+class GitHubError(PromptCanaryError):
+    """A GitHub API call was refused or failed."""
+
+    exit_code = EXIT_DRIFT
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
+EXIT_CODES: dict[type[BaseException], int] = {
+    ConfigError: EXIT_USAGE,
+    InputError: EXIT_USAGE,
+    ProviderError: EXIT_INCONCLUSIVE,
+    MeasurementError: EXIT_INCONCLUSIVE,
+    BaselineNotFoundError: EXIT_INCONCLUSIVE,
+    StorageError: EXIT_USAGE,
+    GitHubError: EXIT_DRIFT,
+}
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The process exit code for an exception (most specific class wins)."""
+    for cls in type(exc).__mro__:
+        if cls in EXIT_CODES:
+            return EXIT_CODES[cls]
+    if isinstance(exc, PromptCanaryError):
+        return exc.exit_code
+    return EXIT_USAGE
+
+
+def _locate(message: str, *, file: str | None, line: int | None, field: str | None) -> str:
+    where = ""
+    if file:
+        where = file + (f":{line}" if line is not None else "")
+    if field:
+        where = f"{where}: {field}" if where else field
+    return f"{where}: {message}" if where else message
+
+
+# ── Secret redaction ──────────────────────────────────────────────────────────────────────────
+# Provider errors often echo the request (headers, key prefixes). Anything that looks like a key is
+# cut before it can reach a log, report or exception message.
+# Each pattern keeps its "prefix" group (e.g. "Bearer ", "api_key=") and hides the rest.
+_SECRET_PATTERNS = [
+    re.compile(r"(?P<prefix>)\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?P<prefix>)\bgh[pousr]_[A-Za-z0-9]{10,}"),
+    re.compile(r"(?P<prefix>)\bgithub_pat_[A-Za-z0-9_]{10,}"),
+    re.compile(r"(?P<prefix>)\bAIza[0-9A-Za-z_\-]{10,}"),
+    re.compile(r"(?i)(?P<prefix>bearer\s+)[A-Za-z0-9._\-]{8,}"),
+    re.compile(
+        r"(?i)(?P<prefix>(?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)"
+        r"[^\s\"',}]{6,}"
+    ),
+]
+
+#: Environment variables whose values are secrets and must never be printed.
+SECRET_ENV_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+
+
+def secret_env_values(environ: dict[str, str] | None = None) -> list[str]:
+    """Values of environment variables that look like secrets (long enough to be worth hiding)."""
+    env = os.environ if environ is None else environ
+    return [
+        v
+        for k, v in env.items()
+        if any(h in k.upper() for h in SECRET_ENV_HINTS) and v and len(v) >= 6
+    ]
+
+
+def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
+    """Replace anything that looks like a credential in ``text`` with ``***``."""
+    if not text:
+        return text
+    for secret in [*secret_env_values(), *extra_secrets]:
+        if secret and secret in text:
+            text = text.replace(secret, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group("prefix") + "***", text)
+    return text
