@@ -237,6 +237,8 @@ class ProbeResult(BaseModel):
     errored: bool = False
     """True when there was nothing to judge (the call errored, or a judge model failed). Errored
     results count neither as passes nor as failures."""
+    cost_usd: float | None = None
+    """Cost of model calls the probe itself made (e.g. an LLM judge), in USD."""
 
     @field_validator("score", mode="before")
     @classmethod
@@ -335,8 +337,6 @@ class CanaryRunResult(BaseModel):
     """The prompts that ran."""
     samples: int = 1
     """How many times each prompt was sent."""
-    extra_cost_usd: float = 0.0
-    """Cost of calls made by probes themselves (e.g. an LLM judge), in USD."""
     aborted: str | None = None
     """Why the run stopped early (authentication refused, budget spent...), if it did."""
 
@@ -402,10 +402,10 @@ class CanaryRunResult(BaseModel):
         """Tokens, cost, latency percentiles and retries over the whole run."""
         ok = [r for r in self.llm_responses if r.error is None]
         latencies = [r.latency_ms for r in ok if r.latency_ms is not None]
+        # Probes that call a model themselves (an LLM judge) add their cost to the run's.
         costs = [r.cost_usd for r in self.llm_responses if r.cost_usd is not None]
+        costs += [r.cost_usd for r in self.probe_results if r.cost_usd is not None]
         cost: float | None = sum(costs) if costs else None
-        if self.extra_cost_usd:
-            cost = (cost or 0.0) + self.extra_cost_usd
         return UsageSummary(
             requests=len(self.llm_responses),
             errors=len(self.llm_responses) - len(ok),

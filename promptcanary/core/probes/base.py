@@ -127,8 +127,12 @@ class BaseProbe(abc.ABC):
         score: float,
         details: str = "",
         errored: bool = False,
+        cost_usd: float | None = None,
     ) -> ProbeResult:
-        """Build a :class:`ProbeResult` for this probe (score clamped to 0..1)."""
+        """Build a :class:`ProbeResult` for this probe (score clamped to 0..1).
+
+        ``cost_usd`` is the cost of model calls the probe made itself (an LLM judge).
+        """
         return ProbeResult(
             probe_id=self.probe_id,
             probe_name=self.name,
@@ -138,6 +142,7 @@ class BaseProbe(abc.ABC):
             score=min(1.0, max(0.0, float(score))),
             details=details,
             errored=errored,
+            cost_usd=cost_usd,
         )
 
     def __repr__(self) -> str:

@@ -1,0 +1,239 @@
+"""compare(): match a current run against a baseline, pair by pair, and decide what changed.
+
+Pairs are (probe_id, prompt_id), order-independent. Each side is summarised over its samples (mean
+score, pass count). Errored samples are left out; a side with no measured sample makes the pair
+*inconclusive* — a provider outage is never reported as a regression. A pair present on only one side
+counts the missing side as score 0 / failed, as documented, so removing a prompt or probe shows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from promptcanary.core.models import (
+    BaselineSnapshot,
+    CanaryRunResult,
+    DriftReport,
+    LLMResponse,
+    ProbeCategory,
+    ProbeComparison,
+    ProbeResult,
+)
+
+#: Longest excerpt of a prompt/response kept in a report for a changed pair.
+EXCERPT_CHARS = 4000
+
+
+@dataclass
+class Side:
+    """One side of a pair, summarised over its samples."""
+
+    results: list[ProbeResult] = field(default_factory=list)
+
+    @property
+    def present(self) -> bool:
+        return bool(self.results)
+
+    @property
+    def measured(self) -> list[ProbeResult]:
+        return [r for r in self.results if not r.errored]
+
+    @property
+    def scores(self) -> list[float]:
+        return [r.score for r in self.measured]
+
+    @property
+    def n(self) -> int:
+        return len(self.measured)
+
+    @property
+    def passes(self) -> int:
+        return sum(1 for r in self.measured if r.passed)
+
+    @property
+    def mean(self) -> float:
+        scores = self.scores
+        return sum(scores) / len(scores) if scores else 0.0
+
+    @property
+    def passed(self) -> bool:
+        # With one sample this is that sample's verdict; with several, the majority's.
+        return self.n > 0 and self.passes * 2 >= self.n
+
+    @property
+    def details(self) -> str:
+        measured = self.measured
+        return (measured[0] if measured else self.results[0]).details if self.results else ""
+
+
+def compare(
+    baseline: BaselineSnapshot,
+    current: CanaryRunResult,
+    *,
+    regression_threshold: float = 0.05,
+    improvement_threshold: float = 0.05,
+    alpha: float = 0.05,
+    min_effect: float = 0.1,
+    max_error_rate: float = 0.2,
+) -> DriftReport:
+    """Compare a current run against a saved baseline snapshot.
+
+    Args:
+        baseline:               Saved :class:`BaselineSnapshot`.
+        current:                Fresh :class:`CanaryRunResult` from the same suite.
+        regression_threshold:   Minimum score drop (Δ) to declare a regression.
+        improvement_threshold:  Minimum score gain (Δ) to declare an improvement.
+        alpha:                  False discovery rate for multi-sample tests.
+        min_effect:             Minimum drop/gain in pass rate or mean score (multi-sample).
+        max_error_rate:         Above this fraction of errored requests the verdict is
+                                inconclusive.
+
+    Returns:
+        A :class:`DriftReport` with full comparison data.
+
+    Raises:
+        ValueError: If suite names do not match (guards against comparing incompatible suites).
+    """
+    if baseline.suite_name != current.suite_name:
+        raise ValueError(
+            f"Suite name mismatch: baseline is for '{baseline.suite_name}' "
+            f"but current run is for '{current.suite_name}'. "
+            "Cannot compare results from different suites."
+        )
+    base_run = baseline.run_result
+    b_sides = _group(base_run.probe_results)
+    c_sides = _group(current.probe_results)
+    keys = sorted(set(b_sides) | set(c_sides))
+
+    multi = base_run.samples >= 2 and current.samples >= 2
+    from promptcanary.core import decision
+
+    decide = decision.decide_multi if multi else decision.decide_single
+    verdicts = decide(
+        [(b_sides.get(k, Side()), c_sides.get(k, Side())) for k in keys],
+        regression_threshold=regression_threshold,
+        improvement_threshold=improvement_threshold,
+        alpha=alpha,
+        min_effect=min_effect,
+    )
+
+    texts = _Texts(base_run, current)
+    comparisons: list[ProbeComparison] = []
+    for key, verdict in zip(keys, verdicts):
+        probe_id, prompt_id = key
+        b, c = b_sides.get(key, Side()), c_sides.get(key, Side())
+        meta = (c.results or b.results)[0]
+        changed = verdict.regression or verdict.improvement or verdict.inconclusive
+        comparisons.append(
+            ProbeComparison(
+                probe_id=probe_id,
+                probe_name=meta.probe_name,
+                category=meta.category if isinstance(meta.category, ProbeCategory) else ProbeCategory(meta.category),
+                prompt_id=prompt_id,
+                baseline_score=b.mean,
+                current_score=c.mean,
+                score_delta=c.mean - b.mean,
+                baseline_passed=b.passed,
+                current_passed=c.passed,
+                regression=verdict.regression,
+                improvement=verdict.improvement,
+                baseline_details=b.details if b.present else "Not present in baseline.",
+                current_details=c.details if c.present else "Not present in current run.",
+                inconclusive=verdict.inconclusive,
+                inconclusive_reason=verdict.inconclusive_reason,
+                baseline_samples=b.n,
+                current_samples=c.n,
+                baseline_pass_count=b.passes,
+                current_pass_count=c.passes,
+                method=verdict.method,
+                p_value=verdict.p_value,
+                p_adjusted=verdict.p_adjusted,
+                flaky=0 < b.passes < b.n,
+                prompt_text=texts.prompt(prompt_id) if changed else None,
+                baseline_response=texts.baseline(prompt_id) if changed else None,
+                current_response=texts.current(prompt_id) if changed else None,
+            )
+        )
+
+    return DriftReport(
+        suite_name=current.suite_name,
+        provider=current.provider,
+        baseline_provider=baseline.provider,
+        baseline_snapshot_id=baseline.snapshot_id,
+        baseline_created_at=baseline.created_at,
+        current_run_id=current.run_id,
+        comparisons=comparisons,
+        regression_threshold=regression_threshold,
+        improvement_threshold=improvement_threshold,
+        alpha=alpha,
+        min_effect=min_effect,
+        max_error_rate=max_error_rate,
+        baseline_usage=base_run.usage,
+        current_usage=current.usage,
+        error_rate=current.error_rate,
+        baseline_samples=base_run.samples,
+        current_samples=current.samples,
+        aborted=current.aborted,
+    )
+
+
+def _group(results: list[ProbeResult]) -> dict[tuple[str, str], Side]:
+    sides: dict[tuple[str, str], Side] = defaultdict(Side)
+    for r in results:
+        sides[(r.probe_id, r.prompt_id)].results.append(r)
+    return dict(sides)
+
+
+def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str | None:
+    """The first ``limit`` characters of ``text`` (with an ellipsis when cut)."""
+    if text is None:
+        return None
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class _Texts:
+    """Lazily indexed prompt and response texts of both runs (first sample, first success)."""
+
+    def __init__(self, baseline: CanaryRunResult, current: CanaryRunResult) -> None:
+        self._base_run, self._cur_run = baseline, current
+        self._prompts: dict[str, str] | None = None
+        self._base: dict[str, LLMResponse] | None = None
+        self._cur: dict[str, LLMResponse] | None = None
+
+    @staticmethod
+    def _index(run: CanaryRunResult) -> dict[str, LLMResponse]:
+        index: dict[str, LLMResponse] = {}
+        for r in run.llm_responses:
+            known = index.get(r.prompt_id)
+            if known is None or (known.error is not None and r.error is None):
+                index[r.prompt_id] = r
+        return index
+
+    def prompt(self, prompt_id: str) -> str | None:
+        if self._prompts is None:
+            self._prompts = {p.id: p.text for p in self._base_run.prompts}
+            self._prompts.update({p.id: p.text for p in self._cur_run.prompts})
+        return excerpt(self._prompts.get(prompt_id))
+
+    def baseline(self, prompt_id: str) -> str | None:
+        if self._base is None:
+            self._base = self._index(self._base_run)
+        return _response_text(self._base.get(prompt_id))
+
+    def current(self, prompt_id: str) -> str | None:
+        if self._cur is None:
+            self._cur = self._index(self._cur_run)
+        return _response_text(self._cur.get(prompt_id))
+
+
+def _response_text(response: LLMResponse | None) -> str | None:
+    if response is None:
+        return None
+    if response.error is not None:
+        return None
+    if not response.content and response.tool_calls:
+        import json
+
+        return excerpt(json.dumps(response.tool_calls, ensure_ascii=False))
+    return excerpt(response.content)

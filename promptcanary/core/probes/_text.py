@@ -1,0 +1,144 @@
+"""Text helpers shared by the built-in probes: excerpts, code fences, JSON found in prose.
+
+Probe ``details`` end up in PR comments, so every helper that quotes model output caps it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Longest excerpt of model output a probe puts into ``details``.
+EXCERPT_CHARS = 120
+#: How many positions of ``{`` / ``[`` :func:`find_json` tries before giving up (keeps huge,
+#: brace-heavy responses linear-ish instead of quadratic).
+_MAX_JSON_CANDIDATES = 64
+
+_FENCE_RE = re.compile(r"```[^\n`]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis, as a repr."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return repr(flat)
+
+
+def short_list(items: list[str], limit: int = 8) -> str:
+    """``a, b, c`` — at most ``limit`` items, then ``(+N more)``; each item capped too."""
+    shown = [_cap(str(item), 40) for item in items[:limit]]
+    more = f" (+{len(items) - limit} more)" if len(items) > limit else ""
+    return ", ".join(shown) + more
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """Bodies of the Markdown code fences (```lang ... ```) in ``text``, in order."""
+    return [m.group(1) for m in _FENCE_RE.finditer(text)]
+
+
+def strip_code_fences(text: str) -> str:
+    """The body of the code fence when the response is one fenced block, else ``text`` stripped.
+
+    A response cut off before its closing fence (``finish_reason: length``) still loses the
+    opening line, so ```` ```json\\n{"a": 1 ```` becomes ``{"a": 1``.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("```"):
+        return stripped
+    blocks = fenced_blocks(stripped)
+    if blocks and stripped.endswith("```"):
+        return blocks[0].strip()
+    first_newline = stripped.find("\n")
+    return stripped[first_newline + 1 :].strip() if first_newline != -1 else ""
+
+
+@dataclass(frozen=True)
+class FoundJson:
+    """A JSON value found in a response and where it was found."""
+
+    value: Any
+    """The parsed value."""
+    where: str
+    """``whole`` (the entire response), ``fenced`` (a code fence) or ``embedded`` (inside prose)."""
+
+
+def parse_json(text: str) -> tuple[Any, str | None]:
+    """``(value, None)`` when ``text`` is exactly one JSON document, else ``(None, reason)``."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"line {exc.lineno} col {exc.colno}: {exc.msg}"
+    except (RecursionError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def find_json(text: str, *, allow_embedded: bool = True) -> FoundJson | None:
+    """The JSON object/array a response carries, looking at the whole text, fences, then prose.
+
+    A scalar counts only when it is the whole response. Inside prose only objects and arrays
+    count, and not a lone ``[1]`` (a citation marker, not data).
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None
+    value, error = parse_json(stripped)
+    if error is None:
+        return FoundJson(value, "whole")
+    unfenced = strip_code_fences(stripped)
+    if unfenced != stripped:
+        value, error = parse_json(unfenced)
+        if error is None:
+            return FoundJson(value, "fenced")
+    for block in fenced_blocks(stripped):
+        value, error = parse_json(block.strip())
+        if error is None and isinstance(value, (dict, list)):
+            return FoundJson(value, "fenced")
+    if not allow_embedded:
+        return None
+    return _scan_embedded(stripped)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _scan_embedded(text: str) -> FoundJson | None:
+    tried = 0
+    pos = _next_open(text, 0)
+    while pos != -1 and tried < _MAX_JSON_CANDIDATES:
+        tried += 1
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            pos = _next_open(text, pos + 1)
+            continue
+        if isinstance(value, dict) or (isinstance(value, list) and _looks_like_data(value)):
+            return FoundJson(value, "embedded")
+        pos = _next_open(text, end)
+    return None
+
+
+def _next_open(text: str, start: int) -> int:
+    brace, bracket = text.find("{", start), text.find("[", start)
+    if brace == -1:
+        return bracket
+    if bracket == -1:
+        return brace
+    return min(brace, bracket)
+
+
+def _looks_like_data(value: list[Any]) -> bool:
+    if not value:
+        return False
+    return not (len(value) == 1 and isinstance(value[0], (int, float)))
+
+
+def word_count(text: str) -> int:
+    """Whitespace-separated words in ``text``."""
+    return len(text.split())

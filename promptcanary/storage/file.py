@@ -1,0 +1,311 @@
+"""FileBaselineStore: baselines as JSON files in a directory, meant to be committed with the suite.
+
+File name: ``{suite_slug}__{model_slug}__{timestamp}_{snapshot_id_prefix}.json`` where the timestamp
+is UTC with microseconds (``20261130T170845123456Z``), so names sort in creation order and two saves
+within one second stay ordered. Slugs keep only ``[A-Za-z0-9._-]`` so no suite or model name can
+leave the directory. Writes are atomic (temporary file + rename): a crash never leaves half a
+baseline behind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from promptcanary.core.models import SCHEMA_VERSION, BaselineSnapshot, CanaryRunResult
+from promptcanary.errors import BaselineNotFoundError, CorruptBaselineError, StorageError
+
+logger = logging.getLogger(__name__)
+
+_SLUG_MAX = 60
+_TS_FORMAT = "%Y%m%dT%H%M%S%fZ"
+# name__model__timestamp_idprefix.json
+_NAME_RE = re.compile(
+    r"^(?P<suite>.+?)__(?P<model>.+?)__(?P<ts>\d{8}T\d{12}Z)_(?P<id>[0-9a-fA-F-]{8})\.json$"
+)
+
+
+def slug(value: str) -> str:
+    """A file-name-safe, bounded form of ``value`` (never empty, never ``.`` or ``..``)."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", value).strip("-.")
+    cleaned = re.sub(r"-{2,}", "-", cleaned)
+    if len(cleaned) > _SLUG_MAX:
+        import hashlib
+
+        digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
+        cleaned = cleaned[: _SLUG_MAX - 9].rstrip("-.") + "-" + digest
+    return cleaned or "unnamed"
+
+
+def filename_for(snapshot: BaselineSnapshot) -> str:
+    """The file name :meth:`FileBaselineStore.save` uses for ``snapshot``."""
+    ts = snapshot.created_at.strftime(_TS_FORMAT)
+    return (
+        f"{slug(snapshot.suite_name)}__{slug(snapshot.provider.model_id)}__"
+        f"{ts}_{snapshot.snapshot_id[:8]}.json"
+    )
+
+
+class FileBaselineStore:
+    """Stores and retrieves :class:`BaselineSnapshot` objects as JSON files.
+
+    Args:
+        directory: Directory where baseline JSON files are stored. Created when the first baseline
+            is saved (reading a missing directory just finds nothing).
+
+    Example::
+
+        store = FileBaselineStore("baselines/")
+        snapshot = store.save(run_result)
+        loaded = store.load(snapshot.snapshot_id)
+        latest = store.load_latest("my-suite", "openai/gpt-4o")
+    """
+
+    def __init__(self, directory: str | Path = "baselines") -> None:
+        self.directory = Path(directory)
+        if self.directory.exists() and not self.directory.is_dir():
+            raise StorageError(f"{self.directory}: exists and is not a directory")
+
+    def __repr__(self) -> str:
+        return f"FileBaselineStore({str(self.directory)!r})"
+
+    # ── Writing ──
+
+    def save(
+        self,
+        run_result: CanaryRunResult,
+        *,
+        note: str = "",
+        snapshot_id: str | None = None,
+    ) -> BaselineSnapshot:
+        """Save a :class:`CanaryRunResult` as a baseline snapshot.
+
+        Args:
+            run_result:  The run to persist.
+            note:        Optional human note (stored in the JSON).
+            snapshot_id: Override the auto-generated ID (useful for testing).
+
+        Returns:
+            The saved :class:`BaselineSnapshot`.
+        """
+        fields: dict[str, Any] = {
+            "suite_name": run_result.suite_name,
+            "provider": run_result.provider,
+            "run_result": run_result,
+            "note": note,
+        }
+        if snapshot_id:
+            fields["snapshot_id"] = snapshot_id
+        snapshot = BaselineSnapshot(**fields)
+        snapshot = self._ensure_after_latest(snapshot)
+        path = self.directory / filename_for(snapshot)
+        self.write_atomic(path, snapshot.model_dump_json(indent=2))
+        return snapshot
+
+    def _ensure_after_latest(self, snapshot: BaselineSnapshot) -> BaselineSnapshot:
+        # Clocks can be coarse or step back: keep "newest file = newest baseline" true by never
+        # giving a new snapshot a timestamp at or before the newest existing one of its pair.
+        existing = self._files(snapshot.suite_name, snapshot.provider.model_id)
+        if not existing:
+            return snapshot
+        newest = max(_timestamp_of(f) for f in existing)
+        if snapshot.created_at <= newest:
+            from datetime import timedelta
+
+            return snapshot.model_copy(
+                update={"created_at": newest + timedelta(microseconds=1)}
+            )
+        return snapshot
+
+    def write_atomic(self, path: Path, text: str) -> None:
+        """Write ``text`` to ``path`` via a temporary file and an atomic rename."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise StorageError(
+                f"{path}: cannot write baseline ({exc.strerror or exc})",
+                hint="Check that the baseline directory is writable.",
+            ) from exc
+
+    def delete(self, snapshot_id: str) -> bool:
+        """Delete the baseline with exactly this snapshot ID. Returns True if one was deleted."""
+        try:
+            path = self._path_for_id(snapshot_id)
+        except BaselineNotFoundError:
+            return False
+        path.unlink(missing_ok=True)
+        return True
+
+    # ── Reading ──
+
+    def load(self, snapshot_id: str) -> BaselineSnapshot:
+        """Load a snapshot by its full ID.
+
+        Raises:
+            BaselineNotFoundError: (a ``FileNotFoundError``) if no snapshot has that ID.
+            CorruptBaselineError: if the file is not a valid snapshot.
+        """
+        return self._load_file(self._path_for_id(snapshot_id))
+
+    def load_from_path(self, path: str | Path) -> BaselineSnapshot:
+        """Load a snapshot directly from a JSON file path."""
+        return self._load_file(Path(path))
+
+    def load_latest(self, suite_name: str, model_id: str | None = None) -> BaselineSnapshot:
+        """Load the most recently saved baseline for a given suite (and model, if given).
+
+        Raises:
+            BaselineNotFoundError: (a ``FileNotFoundError``) if no matching baseline exists.
+        """
+        candidates = self._files(suite_name, model_id)
+        if not candidates:
+            raise BaselineNotFoundError(
+                f"No baseline found for suite={suite_name!r}"
+                + (f", model={model_id!r}" if model_id else "")
+                + f" in {self.directory}",
+                hint="Save one with `promptcanary run --save-baseline` and commit it.",
+            )
+        newest = max(candidates, key=_timestamp_of)
+        return self._load_file(newest)
+
+    def list_baselines(
+        self,
+        suite_name: str | None = None,
+        model_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """List stored baselines, newest first, with lightweight metadata.
+
+        Returns dicts with keys: path, snapshot_id, suite_name, model_id, created_at, note,
+        overall_score, samples. A corrupt file is skipped with a warning.
+        """
+        rows: list[dict[str, Any]] = []
+        for path in sorted(self._files(suite_name, model_id), key=_timestamp_of, reverse=True):
+            try:
+                rows.append(_read_meta(path))
+            except CorruptBaselineError as exc:
+                logger.warning("skipping %s", exc)
+        return rows
+
+    def load_all(
+        self, suite_name: str | None = None, model_id: str | None = None
+    ) -> list[BaselineSnapshot]:
+        """Every valid snapshot matching the filters, oldest first (corrupt files skipped)."""
+        out: list[BaselineSnapshot] = []
+        for path in sorted(self._files(suite_name, model_id), key=_timestamp_of):
+            try:
+                out.append(self._load_file(path))
+            except CorruptBaselineError as exc:
+                logger.warning("skipping %s", exc)
+        return out
+
+    # ── Internals ──
+
+    def _files(self, suite_name: str | None = None, model_id: str | None = None) -> list[Path]:
+        """Baseline files whose *name* matches the filters (contents are never scanned)."""
+        if not self.directory.is_dir():
+            return []
+        out = []
+        for path in self.directory.glob("*.json"):
+            m = _NAME_RE.match(path.name)
+            if not m:
+                continue
+            if suite_name is not None and m["suite"] != slug(suite_name):
+                continue
+            if model_id is not None and m["model"] != slug(model_id):
+                continue
+            out.append(path)
+        return out
+
+    def _path_for_id(self, snapshot_id: str) -> Path:
+        # The file name holds the id's first 8 characters; the match is then confirmed on the full
+        # id stored in the file, so a prefix never selects the wrong snapshot.
+        prefix = snapshot_id[:8]
+        for path in self._files():
+            m = _NAME_RE.match(path.name)
+            if m and m["id"] == prefix and len(snapshot_id) >= 8:
+                try:
+                    if self._load_file(path).snapshot_id == snapshot_id:
+                        return path
+                except CorruptBaselineError:
+                    continue
+        raise BaselineNotFoundError(
+            f"No baseline with snapshot id '{snapshot_id}' in {self.directory}",
+            hint="List them with `promptcanary baselines list`.",
+        )
+
+    def _load_file(self, path: Path) -> BaselineSnapshot:
+        if not path.exists():
+            raise BaselineNotFoundError(f"{path}: baseline file not found")
+        try:
+            raw = path.read_bytes()
+            data = json.loads(raw)
+        except (OSError, ValueError) as exc:
+            raise CorruptBaselineError(
+                f"{path}: not valid JSON ({exc})",
+                hint="Restore the file from git, or delete it and save a new baseline.",
+            ) from exc
+        if not isinstance(data, dict):
+            raise CorruptBaselineError(f"{path}: not a PromptCanary baseline (expected an object)")
+        version = data.get("schema_version", 1)
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise CorruptBaselineError(
+                f"{path}: schema_version {version!r} is newer than this PromptCanary supports "
+                f"({SCHEMA_VERSION})",
+                hint="Upgrade PromptCanary: `pip install -U promptcanary`.",
+            )
+        try:
+            return BaselineSnapshot.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise CorruptBaselineError(
+                f"{path}: not a valid baseline: field '{loc}': {err['msg']}",
+                hint="Restore the file from git, or delete it and save a new baseline.",
+            ) from exc
+
+
+def _timestamp_of(path: Path) -> datetime:
+    m = _NAME_RE.match(path.name)
+    assert m is not None
+    from datetime import timezone
+
+    return datetime.strptime(m["ts"], _TS_FORMAT).replace(tzinfo=timezone.utc)
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """Listing metadata from a baseline file without building the pydantic models."""
+    try:
+        data = json.loads(path.read_bytes())
+        run = data["run_result"]
+        measured = [r for r in run.get("probe_results", []) if not r.get("errored")]
+        score = sum(float(r["score"]) for r in measured) / len(measured) if measured else 1.0
+        return {
+            "path": str(path),
+            "snapshot_id": str(data["snapshot_id"]),
+            "suite_name": str(data["suite_name"]),
+            "model_id": str(data["provider"]["model_id"]),
+            "created_at": str(data["created_at"]),
+            "note": str(data.get("note") or data.get("_note") or ""),
+            "overall_score": score,
+            "samples": int(run.get("samples", 1)),
+        }
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorruptBaselineError(f"{path}: not a valid baseline ({type(exc).__name__}: {exc})") from exc
