@@ -100,7 +100,9 @@ def find_json(text: str, *, allow_embedded: bool = True) -> FoundJson | None:
         value, error = parse_json(block.strip())
         if error is None and isinstance(value, (dict, list)):
             return FoundJson(value, "fenced")
-    if not allow_embedded:
+    # A response that opens like JSON but does not parse is broken JSON (often truncated), not
+    # prose with data in it: a fragment inside it must not make it count as JSON.
+    if not allow_embedded or unfenced.startswith(("{", "[")):
         return None
     return _scan_embedded(stripped)
 
@@ -142,3 +144,20 @@ def _looks_like_data(value: list[Any]) -> bool:
 def word_count(text: str) -> int:
     """Whitespace-separated words in ``text``."""
     return len(text.split())
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type name of a parsed value: object, array, string, number, boolean, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -259,6 +259,10 @@ def validate_probe_params(
 
 def _signature_fields(cls: type[BaseProbe]) -> tuple[dict[str, inspect.Parameter], bool]:
     init = getattr(cls.__init__, "__wrapped__", cls.__init__)
+    if init is object.__init__:
+        # No constructor of its own: the probe takes no parameters (object's *args/**kwargs
+        # signature must not read as "accepts anything").
+        return {}, False
     sig = inspect.signature(init)
     fields: dict[str, inspect.Parameter] = {}
     accepts_any = False

@@ -1,0 +1,83 @@
+"""PromptCanary: catch silent behaviour drift in LLMs before it reaches production.
+
+The usual names are importable from here (``from promptcanary import CanarySuite, compare``); they
+are loaded on first use so that importing the package (and starting the CLI) stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "CanarySuite": "promptcanary.core.suite",
+    "SuiteSettings": "promptcanary.core.config",
+    "compare": "promptcanary.core.comparator",
+    "CanaryPrompt": "promptcanary.core.models",
+    "LLMResponse": "promptcanary.core.models",
+    "ProbeResult": "promptcanary.core.models",
+    "ProbeSpec": "promptcanary.core.models",
+    "CanaryRunResult": "promptcanary.core.models",
+    "BaselineSnapshot": "promptcanary.core.models",
+    "DriftReport": "promptcanary.core.models",
+    "ProbeComparison": "promptcanary.core.models",
+    "ProviderConfig": "promptcanary.core.models",
+    "ProbeCategory": "promptcanary.core.models",
+    "DriftSeverity": "promptcanary.core.models",
+    "UsageSummary": "promptcanary.core.models",
+    "BaseProbe": "promptcanary.core.probes.base",
+    "probe": "promptcanary.core.probes.base",
+    "register_probe": "promptcanary.core.probes.base",
+    "BaseLLMProvider": "promptcanary.providers.base",
+    "ProviderError": "promptcanary.errors",
+    "PromptCanaryError": "promptcanary.errors",
+    "ConfigError": "promptcanary.errors",
+    "LiteLLMProvider": "promptcanary.providers.litellm",
+    "ReplayProvider": "promptcanary.providers.replay",
+    "FileBaselineStore": "promptcanary.storage.file",
+    "DriftReporter": "promptcanary.core.reporter",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'promptcanary' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from promptcanary.core.comparator import compare
+    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.models import (
+        BaselineSnapshot,
+        CanaryPrompt,
+        CanaryRunResult,
+        DriftReport,
+        DriftSeverity,
+        LLMResponse,
+        ProbeCategory,
+        ProbeComparison,
+        ProbeResult,
+        ProbeSpec,
+        ProviderConfig,
+        UsageSummary,
+    )
+    from promptcanary.core.probes.base import BaseProbe, probe, register_probe
+    from promptcanary.core.reporter import DriftReporter
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.errors import ConfigError, PromptCanaryError, ProviderError
+    from promptcanary.providers.base import BaseLLMProvider
+    from promptcanary.providers.litellm import LiteLLMProvider
+    from promptcanary.providers.replay import ReplayProvider
+    from promptcanary.storage.file import FileBaselineStore

@@ -1,0 +1,160 @@
+"""Deciding what to do from the event and the inputs.
+
+``main`` stays a straight line because the branching lives here: :func:`decide` turns the mode
+input and the event payload into a :class:`Plan`, and :func:`missing_provider_keys` says whether
+the model can be called at all (a fork PR gets empty secrets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from promptcanary.action.settings import ActionConfig, GitHubContext
+from promptcanary.errors import ConfigError
+
+Activity = Literal["check", "promote", "watch", "skip"]
+
+PR_EVENTS = ("pull_request", "pull_request_target")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What this run will do."""
+
+    activity: Activity
+    """check: measure and gate; promote: measure and commit a baseline; watch: measure and keep
+    an issue; skip: do nothing but explain why."""
+    reason: str = ""
+    """Why the run is skipped (shown in the summary), or a note on the choice."""
+    pr_number: int | None = None
+    """The pull request to comment on, if any."""
+    promote_branch: str | None = None
+    """Where a promoted baseline is committed."""
+
+
+def decide(config: ActionConfig, context: GitHubContext) -> Plan:
+    """The plan for this run: the ``mode`` input, or in ``auto`` mode the event, decides.
+
+    Raises:
+        ConfigError: ``mode: promote`` on an event that names no branch to commit to.
+    """
+    pr = context.pull_request
+    pr_number = _pr_number(context)
+    mode = config.mode
+    if mode == "auto":
+        mode = _auto_mode(config, context)
+        if mode == "skip":
+            label = _label_name(context.event)
+            return Plan(
+                "skip",
+                reason=(
+                    f"The pull request was labeled `{label}`, which is not the promotion label "
+                    f"(`{config.promote_label}`): nothing to do."
+                ),
+                pr_number=pr_number,
+            )
+    if pr is not None and is_fork(pr):
+        what = (
+            "A pull request from a fork cannot be promoted: its branch belongs to another "
+            "repository, and this workflow's token may not push to it. A maintainer can promote "
+            "the baseline after merging, or from a branch of this repository."
+            if mode == "promote"
+            else "This pull request comes from a fork: the workflow gets no provider secrets "
+            "for it, so no model was called. Run the check from a branch of this repository, "
+            "or after merging."
+        )
+        return Plan("skip", reason=what, pr_number=pr_number)
+    if mode == "promote":
+        branch = _head_branch(pr) if pr is not None else context.branch
+        if not branch:
+            raise ConfigError(
+                f"'mode: promote' needs a pull request or a branch to commit to, but the event "
+                f"'{context.event_name}' on ref '{context.ref}' names none",
+                field="with.mode",
+                hint="Promote from a pull_request 'labeled' event, or a push / "
+                "workflow_dispatch on a branch.",
+            )
+        return Plan("promote", pr_number=pr_number, promote_branch=branch)
+    if mode == "watch":
+        return Plan("watch", pr_number=None)
+    return Plan("check", pr_number=pr_number)
+
+
+def _auto_mode(config: ActionConfig, context: GitHubContext) -> str:
+    if context.event_name == "schedule":
+        return "watch"
+    if context.event_name in PR_EVENTS and context.event.get("action") == "labeled":
+        return "promote" if _label_name(context.event) == config.promote_label else "skip"
+    return "check"
+
+
+def is_fork(pull_request: Mapping[str, Any]) -> bool:
+    """True when the PR's head lives in another repository (or a deleted one)."""
+    head_repo = (pull_request.get("head") or {}).get("repo")
+    base_repo = (pull_request.get("base") or {}).get("repo") or {}
+    if not isinstance(head_repo, dict):
+        return True  # the fork was deleted: nothing we may push to
+    return bool(head_repo.get("full_name") != base_repo.get("full_name") or head_repo.get("fork"))
+
+
+def _label_name(event: Mapping[str, Any]) -> str:
+    label = event.get("label")
+    return str(label.get("name", "")) if isinstance(label, dict) else ""
+
+
+def _head_branch(pr: Mapping[str, Any]) -> str | None:
+    ref = (pr.get("head") or {}).get("ref")
+    return str(ref) if ref else None
+
+
+def _pr_number(context: GitHubContext) -> int | None:
+    pr = context.pull_request
+    if pr is None:
+        return None
+    number = pr.get("number", context.event.get("number"))
+    return int(number) if isinstance(number, int) else None
+
+
+# ── Provider keys ──────────────────────────────────────────────────────────────────────────────
+
+# LiteLLM provider prefix → environment variables that can carry its credentials (any one will
+# do). Providers not listed (local servers, cloud SDK credentials) are assumed to be configured.
+_PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "text-completion-openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "cohere": ("COHERE_API_KEY",),
+    "cohere_chat": ("COHERE_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY", "OR_API_KEY"),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_API_KEY"),
+    "fireworks_ai": ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY", "FIREWORKSAI_API_KEY"),
+    "xai": ("XAI_API_KEY",),
+    "perplexity": ("PERPLEXITYAI_API_KEY", "PERPLEXITY_API_KEY"),
+    "huggingface": ("HUGGINGFACE_API_KEY", "HF_TOKEN"),
+    "replicate": ("REPLICATE_API_KEY", "REPLICATE_API_TOKEN"),
+}
+
+# Bare model names LiteLLM routes without a prefix.
+_BARE_PREFIXES = (("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+                  ("chatgpt-", "openai"), ("claude-", "anthropic"))
+
+
+def missing_provider_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The key variables ``model`` needs when none of them is set (empty means fine or unknown).
+
+    Secrets a workflow cannot see arrive as empty strings (fork PRs), so empty counts as missing.
+    """
+    prefix = model.split("/", 1)[0] if "/" in model else ""
+    if not prefix:
+        prefix = next((p for start, p in _BARE_PREFIXES if model.startswith(start)), "")
+    names = _PROVIDER_KEYS.get(prefix, ())
+    if not names or any(environ.get(name, "").strip() for name in names):
+        return ()
+    return names

@@ -1,0 +1,242 @@
+"""The Action's inputs and the runner's context, read from the environment into typed objects.
+
+The runner does not enforce ``required`` or any type, so every input is validated here and a bad
+value fails with a message naming the input and the values it accepts. Inputs are read from
+``INPUT_<UPPER_SNAKE>`` (what action.yml maps in ``runs.env``) and, failing that, from the runner's
+own ``INPUT_<UPPER-WITH-DASHES>`` form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from promptcanary.errors import ConfigError
+
+SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
+MODE_CHOICES = ("auto", "check", "promote", "watch")
+
+#: Every input with its default ("" = not set: the suite's own setting applies).
+INPUT_DEFAULTS: dict[str, str] = {
+    "config": "canary.yaml",
+    "provider": "",
+    "baseline-dir": "baselines",
+    "fail-on-severity": "medium",
+    "github-token": "",
+    "comment": "true",
+    "promote-label": "promptcanary:promote",
+    "regression-threshold": "",
+    "improvement-threshold": "",
+    "concurrency": "",
+    "temperature": "",
+    "max-tokens": "",
+    "seed": "",
+    "working-directory": ".",
+    "mode": "auto",
+    "fail-on-inconclusive": "false",
+    "replay": "",
+}
+
+
+@dataclass(frozen=True)
+class ActionConfig:
+    """Validated inputs. Paths are absolute. The token is left out of ``repr`` so logging is safe."""
+
+    config_path: Path
+    provider: str | None
+    baseline_dir: Path
+    fail_on_severity: str
+    github_token: str = field(repr=False)
+    comment: bool
+    promote_label: str
+    regression_threshold: float | None
+    improvement_threshold: float | None
+    concurrency: int | None
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    working_directory: Path
+    mode: str
+    fail_on_inconclusive: bool
+    replay_path: Path | None
+
+
+@dataclass(frozen=True)
+class GitHubContext:
+    """What the runner tells a step about the run, the repository and the triggering event."""
+
+    event_name: str
+    event: dict[str, Any]
+    repository: str
+    api_url: str
+    server_url: str
+    run_id: str
+    sha: str
+    ref: str
+    workspace: Path
+    runner_temp: Path | None
+
+    @property
+    def run_url(self) -> str | None:
+        """Link to this workflow run, when the runner said which run it is."""
+        if not (self.repository and self.run_id):
+            return None
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+    @property
+    def pull_request(self) -> dict[str, Any] | None:
+        """The event's pull request object, if the event is about one."""
+        pr = self.event.get("pull_request")
+        return pr if isinstance(pr, dict) else None
+
+    @property
+    def branch(self) -> str | None:
+        """The branch a push / dispatch ran on (``refs/heads/<name>``), else None."""
+        prefix = "refs/heads/"
+        return self.ref[len(prefix) :] if self.ref.startswith(prefix) else None
+
+
+def read_input(environ: Mapping[str, str], name: str) -> str:
+    """The raw value of input ``name`` (kebab-case), stripped; the default when unset or empty."""
+    snake = "INPUT_" + name.replace("-", "_").replace(" ", "_").upper()
+    dashed = "INPUT_" + name.replace(" ", "_").upper()
+    for key in (snake, dashed):
+        value = environ.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return INPUT_DEFAULTS.get(name, "")
+
+
+def load_config(environ: Mapping[str, str]) -> ActionConfig:
+    """Validate every input and resolve paths against the workspace and ``working-directory``.
+
+    Raises:
+        ConfigError: naming the input, the value given and the values allowed.
+    """
+    workspace = _workspace(environ)
+    workdir = _resolve(workspace, read_input(environ, "working-directory"))
+    replay = read_input(environ, "replay")
+    return ActionConfig(
+        config_path=_resolve(workdir, read_input(environ, "config")),
+        provider=read_input(environ, "provider") or None,
+        baseline_dir=_resolve(workdir, read_input(environ, "baseline-dir")),
+        fail_on_severity=_choice(environ, "fail-on-severity", SEVERITY_CHOICES),
+        github_token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", ""),
+        comment=_boolean(environ, "comment"),
+        promote_label=_label(environ, "promote-label"),
+        regression_threshold=_number(environ, "regression-threshold", 0.0, 1.0),
+        improvement_threshold=_number(environ, "improvement-threshold", 0.0, 1.0),
+        concurrency=_integer(environ, "concurrency", 1, 512),
+        temperature=_number(environ, "temperature", 0.0, 2.0),
+        max_tokens=_integer(environ, "max-tokens", 1, 1_000_000),
+        seed=_integer(environ, "seed", None, None),
+        working_directory=workdir,
+        mode=_choice(environ, "mode", MODE_CHOICES),
+        fail_on_inconclusive=_boolean(environ, "fail-on-inconclusive"),
+        replay_path=_resolve(workdir, replay) if replay else None,
+    )
+
+
+def load_context(environ: Mapping[str, str]) -> GitHubContext:
+    """The runner's ``GITHUB_*`` variables and the event payload at ``GITHUB_EVENT_PATH``."""
+    event: dict[str, Any] = {}
+    event_path = environ.get("GITHUB_EVENT_PATH")
+    if event_path and Path(event_path).is_file():
+        try:
+            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read the event payload: {exc}", file=event_path) from exc
+        if isinstance(loaded, dict):
+            event = loaded
+    temp = environ.get("RUNNER_TEMP")
+    return GitHubContext(
+        event_name=environ.get("GITHUB_EVENT_NAME", ""),
+        event=event,
+        repository=environ.get("GITHUB_REPOSITORY", ""),
+        api_url=environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+        server_url=environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/"),
+        run_id=environ.get("GITHUB_RUN_ID", ""),
+        sha=environ.get("GITHUB_SHA", ""),
+        ref=environ.get("GITHUB_REF", ""),
+        workspace=_workspace(environ),
+        runner_temp=Path(temp) if temp else None,
+    )
+
+
+# ── validation helpers ─────────────────────────────────────────────────────────────────────────
+
+
+def _workspace(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("GITHUB_WORKSPACE") or Path.cwd()).resolve()
+
+
+def _resolve(base: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return (path if path.is_absolute() else base / path).resolve()
+
+
+def _invalid(name: str, value: str, allowed: str) -> ConfigError:
+    return ConfigError(
+        f"'{name}' input must be {allowed} but got {value!r}",
+        field=f"with.{name}",
+        hint=f"Fix `{name}:` under `with:` in the workflow step that uses PromptCanary.",
+    )
+
+
+def _choice(environ: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    raw = read_input(environ, name)
+    value = raw.lower()
+    if value not in choices:
+        raise _invalid(name, raw, "one of " + ", ".join(f"'{c}'" for c in choices))
+    return value
+
+
+def _boolean(environ: Mapping[str, str], name: str) -> bool:
+    raw = read_input(environ, name)
+    value = raw.lower()
+    if value not in ("true", "false"):
+        raise _invalid(name, raw, "boolean value 'true' or 'false'")
+    return value == "true"
+
+
+def _number(environ: Mapping[str, str], name: str, low: float, high: float) -> float | None:
+    raw = read_input(environ, name)
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not low <= value <= high:  # also rejects NaN
+        raise _invalid(name, raw, f"a number from {low:g} to {high:g}")
+    return value
+
+
+def _integer(
+    environ: Mapping[str, str], name: str, low: int | None, high: int | None
+) -> int | None:
+    raw = read_input(environ, name)
+    if not raw:
+        return None
+    bounds = (
+        f"a whole number from {low} to {high}" if low is not None and high is not None
+        else "a whole number"
+    )
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _invalid(name, raw, bounds) from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _invalid(name, raw, bounds)
+    return value
+
+
+def _label(environ: Mapping[str, str], name: str) -> str:
+    raw = read_input(environ, name)
+    # GitHub allows up to 50 characters in a label name.
+    if len(raw) > 50 or any(ch in raw for ch in "\r\n"):
+        raise _invalid(name, raw, "a label name of at most 50 characters on one line")
+    return raw

@@ -1,0 +1,151 @@
+"""Talking to the Actions runner: workflow commands, outputs, the job summary, report files.
+
+Everything goes through :class:`Workflow`, which is handed the environment, a text stream for the
+log and the paths of the runner's files, so tests drive it with plain temp files.
+
+Safety rules kept here, in one place:
+
+- secrets are masked (``::add-mask::``) before anything else is printed;
+- command data and properties are escaped the way the runner un-escapes them, so a message can
+  never end a command early or smuggle in a second one;
+- text that may contain model output is printed between ``::stop-commands::`` and its token, so no
+  line of it can become a workflow command.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+#: GitHub refuses a job summary over 1 MiB for one step.
+STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024
+
+
+def escape_data(value: str) -> str:
+    """Escape the message part of a workflow command (after the final ``::``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a property value of a workflow command (``title=...``, ``file=...``)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def fit_bytes(text: str, limit: int, *, note: str = "") -> str:
+    """``text`` cut so its UTF-8 form is at most ``limit`` bytes, ``note`` appended when cut."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    room = max(0, limit - len(note.encode("utf-8")))
+    # errors="ignore" drops a multi-byte character split by the cut instead of emitting garbage.
+    return encoded[:room].decode("utf-8", errors="ignore") + note
+
+
+class Workflow:
+    """The runner's side channels for one step.
+
+    Args:
+        environ: The step's environment (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY`` are read here).
+        stream: Where log lines and workflow commands go (the step log is stdout).
+    """
+
+    def __init__(self, environ: Mapping[str, str], stream: TextIO | None = None) -> None:
+        self._environ = environ
+        self._stream = stream if stream is not None else sys.stdout
+        self.output_file = _path_or_none(environ.get("GITHUB_OUTPUT"))
+        self.summary_file = _path_or_none(environ.get("GITHUB_STEP_SUMMARY"))
+        self.outputs: dict[str, str] = {}
+        self.warnings: list[str] = []
+
+    # ── log and commands ──
+
+    def log(self, message: str) -> None:
+        """A plain log line written by us (never holds model output)."""
+        self._write(message)
+
+    def mask(self, values: Iterable[str]) -> None:
+        """Ask the runner to hide each value (and each of its lines) in every later log line."""
+        seen: set[str] = set()
+        for value in values:
+            for part in [value, *value.splitlines()]:
+                part = part.strip()
+                # Very short strings would blank out ordinary words all over the log.
+                if len(part) < 4 or part in seen:
+                    continue
+                seen.add(part)
+                self._write(f"::add-mask::{escape_data(part)}")
+
+    def warning(self, message: str, *, title: str | None = None) -> None:
+        """A ``::warning::`` annotation; also kept in :attr:`warnings` for the summary."""
+        self.warnings.append(message)
+        self._command("warning", message, title=title)
+
+    def notice(self, message: str, *, title: str | None = None) -> None:
+        """A ``::notice::`` annotation."""
+        self._command("notice", message, title=title)
+
+    def error(self, message: str, *, title: str | None = None) -> None:
+        """An ``::error::`` annotation."""
+        self._command("error", message, title=title)
+
+    def print_untrusted(self, text: str) -> None:
+        """Print text that may hold model output with workflow commands switched off around it."""
+        token = secrets.token_hex(16)
+        self._write(f"::stop-commands::{token}")
+        self._write(text)
+        self._write(f"::{token}::")
+
+    def _command(self, name: str, message: str, *, title: str | None) -> None:
+        props = f" title={escape_property(title)}" if title else ""
+        self._write(f"::{name}{props}::{escape_data(message)}")
+
+    def _write(self, line: str) -> None:
+        self._stream.write(line + "\n")
+        self._stream.flush()
+
+    # ── outputs ──
+
+    def set_output(self, name: str, value: str) -> None:
+        """Set a step output; multi-line values use the heredoc form with an unguessable delimiter."""
+        self.outputs[name] = value
+        if self.output_file is None:
+            return
+        if "\n" in value or "\r" in value:
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            while delimiter in value:  # pragma: no cover - 128 random bits
+                delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            record = f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+        else:
+            record = f"{name}={value}\n"
+        with self.output_file.open("a", encoding="utf-8") as fh:
+            fh.write(record)
+
+    # ── job summary ──
+
+    def add_summary(self, markdown: str) -> bool:
+        """Append Markdown to the job summary, within GitHub's 1 MiB limit. False when impossible."""
+        if self.summary_file is None:
+            return False
+        used = self.summary_file.stat().st_size if self.summary_file.exists() else 0
+        room = STEP_SUMMARY_LIMIT_BYTES - used - 1
+        if room <= 0:
+            return False
+        text = fit_bytes(
+            markdown,
+            room,
+            note="\n\n*Summary cut at GitHub's 1 MiB limit; the full report is in the report "
+            "files (see the `report-path` output).*\n",
+        )
+        try:
+            with self.summary_file.open("a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError:
+            return False
+        return True
+
+
+def _path_or_none(value: str | None) -> Path | None:
+    return Path(value) if value else None

@@ -1,0 +1,271 @@
+"""The ``promptcanary`` command line.
+
+This module only declares commands and options; the work is in :mod:`promptcanary.commands`.
+Imports stay lazy so ``promptcanary --help`` and ``compare --current`` start fast and never load
+LiteLLM. Every :class:`PromptCanaryError` becomes one message and an exit code (see
+:mod:`promptcanary.errors`); no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+# Pydantic scans installed distributions for plugins on first import; we use none.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+
+app = typer.Typer(
+    name="promptcanary",
+    help="Catch silent behaviour drift in LLMs: run a canary suite, compare with a baseline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+baselines_app = typer.Typer(help="List, show and delete stored baselines.", no_args_is_help=True)
+app.add_typer(baselines_app, name="baselines")
+
+# ── Shared option types ──────────────────────────────────────────────────────────────────────
+ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Path to canary.yaml.")]
+ProviderOpt = Annotated[
+    Optional[str],
+    typer.Option("--provider", "-p", help="LiteLLM model string, e.g. openai/gpt-4o-mini "
+                 "(default: `provider:` in canary.yaml)."),
+]
+BaselineDirOpt = Annotated[
+    Optional[Path],
+    typer.Option("--baseline-dir", help="Directory of baseline JSON files [default: baselines/ "
+                 "next to canary.yaml, else ./baselines]."),
+]
+NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
+TemperatureOpt = Annotated[Optional[float], typer.Option(help="Sampling temperature override.")]
+MaxTokensOpt = Annotated[Optional[int], typer.Option("--max-tokens", help="max_tokens override.")]
+SeedOpt = Annotated[Optional[int], typer.Option(help="Seed override.")]
+ConcurrencyOpt = Annotated[
+    Optional[int], typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
+]
+SamplesOpt = Annotated[
+    Optional[int], typer.Option(help="Times each prompt is sent [default: 1 or canary.yaml].")
+]
+MaxCostOpt = Annotated[
+    Optional[float], typer.Option("--max-cost", help="Stop sending requests after this many USD.")
+]
+ApiBaseOpt = Annotated[
+    Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible endpoint.")
+]
+ReplayOpt = Annotated[
+    Optional[Path],
+    typer.Option("--replay", help="Re-score the responses of a saved run JSON (no model calls)."),
+]
+OutMdOpt = Annotated[Optional[Path], typer.Option("--output-md", help="Write a Markdown report.")]
+OutHtmlOpt = Annotated[Optional[Path], typer.Option("--output-html", help="Write an HTML report.")]
+
+
+@app.command()
+def init(
+    name: Annotated[Optional[str], typer.Argument(help="Suite name [default: folder name].")] = None,
+    directory: Annotated[Path, typer.Option("--dir", help="Where to create the files.")] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+) -> int:
+    """Create canary.yaml, baselines/, .env.example and a GitHub workflow."""
+    from promptcanary.commands.init import run_init
+
+    return run_init(name=name, directory=directory, force=force)
+
+
+@app.command()
+def run(
+    config: ConfigOpt = Path("canary.yaml"),
+    provider: ProviderOpt = None,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    seed: SeedOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    samples: SamplesOpt = None,
+    max_cost: MaxCostOpt = None,
+    api_base: ApiBaseOpt = None,
+    replay: ReplayOpt = None,
+    save_baseline: Annotated[
+        bool, typer.Option("--save-baseline", help="Save this run as the new baseline.")
+    ] = False,
+    baseline_dir: BaselineDirOpt = None,
+    note: Annotated[str, typer.Option(help="Note stored with a saved baseline.")] = "",
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write the run as JSON.")
+    ] = None,
+    output_md: OutMdOpt = None,
+    output_html: OutHtmlOpt = None,
+    fail_on_failure: Annotated[
+        bool, typer.Option("--fail-on-failure", help="Exit 1 if any probe failed.")
+    ] = False,
+    no_progress: NoProgressOpt = False,
+    quiet: QuietOpt = False,
+) -> int:
+    """Run the suite against a model and show the scores (optionally save a baseline)."""
+    options = dict(locals())
+    from promptcanary.commands.run import RunArgs, run_command
+
+    return run_command(RunArgs(**options))
+
+
+@app.command()
+def compare(
+    config: Annotated[
+        Optional[Path], typer.Option("--config", "-c", help="Path to canary.yaml.")
+    ] = None,
+    provider: ProviderOpt = None,
+    current: Annotated[
+        Optional[Path],
+        typer.Option("--current", help="A saved run JSON to compare instead of running."),
+    ] = None,
+    baseline: Annotated[
+        Optional[Path], typer.Option("--baseline", help="A baseline JSON file to compare with.")
+    ] = None,
+    baseline_dir: BaselineDirOpt = None,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    seed: SeedOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    samples: SamplesOpt = None,
+    max_cost: MaxCostOpt = None,
+    api_base: ApiBaseOpt = None,
+    replay: ReplayOpt = None,
+    output_md: OutMdOpt = None,
+    output_html: OutHtmlOpt = None,
+    output_json: Annotated[
+        Optional[Path], typer.Option("--output-json", help="Write the drift report as JSON.")
+    ] = None,
+    save_run: Annotated[
+        Optional[Path], typer.Option("--save-run", help="Also write the current run as JSON.")
+    ] = None,
+    fail_on_drift: Annotated[
+        bool, typer.Option("--fail-on-drift", help="Exit 1 on any regression.")
+    ] = False,
+    fail_on_severity: Annotated[
+        Optional[str],
+        typer.Option(help="Exit 1 when severity is at least this: low|medium|high|critical."),
+    ] = None,
+    regression_threshold: Annotated[
+        Optional[float], typer.Option(help="Min score drop for a regression [default: 0.05].")
+    ] = None,
+    improvement_threshold: Annotated[
+        Optional[float], typer.Option(help="Min score gain for an improvement [default: 0.05].")
+    ] = None,
+    alpha: Annotated[
+        Optional[float], typer.Option(help="False discovery rate with samples [default: 0.05].")
+    ] = None,
+    min_effect: Annotated[
+        Optional[float], typer.Option(help="Min effect with samples [default: 0.1].")
+    ] = None,
+    max_error_rate: Annotated[
+        Optional[float],
+        typer.Option(help="Error rate above which the verdict is inconclusive [default: 0.2]."),
+    ] = None,
+    no_progress: NoProgressOpt = False,
+    quiet: QuietOpt = False,
+) -> int:
+    """Compare a run (fresh, or saved with --current) with the newest baseline."""
+    options = dict(locals())
+    from promptcanary.commands.compare import CompareArgs, compare_command
+
+    return compare_command(CompareArgs(**options))
+
+
+@app.command()
+def report(
+    input: Annotated[Path, typer.Argument(help="A run JSON or a drift report JSON.")],
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="terminal | markdown | html | json")
+    ] = "terminal",
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+    budget: Annotated[
+        Optional[int], typer.Option(help="Max characters of Markdown output [default: none].")
+    ] = None,
+) -> int:
+    """Render a saved run or drift report in another format."""
+    from promptcanary.commands.report import report_command
+
+    return report_command(input=input, format=format, output=output, budget=budget)
+
+
+@app.command()
+def plan(
+    effect: Annotated[float, typer.Option(help="Drop in pass rate to detect, e.g. 0.3.")],
+    baseline_rate: Annotated[float, typer.Option(help="Baseline pass rate.")] = 0.9,
+    alpha: Annotated[float, typer.Option(help="False-alarm rate per pair.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Chance to detect the drop.")] = 0.95,
+    config: Annotated[
+        Optional[Path], typer.Option("--config", "-c", help="canary.yaml (for request counts).")
+    ] = None,
+    provider: ProviderOpt = None,
+    baseline_dir: BaselineDirOpt = None,
+) -> int:
+    """How many samples are needed to detect a drop, and what a run would cost."""
+    from promptcanary.commands.plan import plan_command
+
+    return plan_command(
+        effect=effect, baseline_rate=baseline_rate, alpha=alpha, power=power,
+        config=config, provider=provider, baseline_dir=baseline_dir,
+    )
+
+
+@baselines_app.command("list")
+def baselines_list(
+    baseline_dir: BaselineDirOpt = None,
+    suite: Annotated[Optional[str], typer.Option(help="Only this suite.")] = None,
+    provider: ProviderOpt = None,
+) -> int:
+    """List baselines, newest first."""
+    from promptcanary.commands.baselines import list_command
+
+    return list_command(baseline_dir=baseline_dir, suite=suite, model=provider)
+
+
+@baselines_app.command("show")
+def baselines_show(
+    snapshot: Annotated[str, typer.Argument(help="Snapshot id, or a baseline file path.")],
+    baseline_dir: BaselineDirOpt = None,
+) -> int:
+    """Show one baseline's scores."""
+    from promptcanary.commands.baselines import show_command
+
+    return show_command(snapshot=snapshot, baseline_dir=baseline_dir)
+
+
+@baselines_app.command("delete")
+def baselines_delete(
+    snapshot: Annotated[str, typer.Argument(help="Full snapshot id.")],
+    baseline_dir: BaselineDirOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> int:
+    """Delete one baseline."""
+    from promptcanary.commands.baselines import delete_command
+
+    return delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes)
+
+
+@app.command()
+def version() -> int:
+    """Print the PromptCanary version."""
+    from promptcanary import __version__
+
+    typer.echo(f"promptcanary {__version__}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run the CLI and turn errors into messages + exit codes."""
+    from promptcanary.commands.errors import run_cli
+
+    return run_cli(app, argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Implementations of the CLI commands (the typer declarations are in :mod:`promptcanary.cli`)."""

@@ -1,0 +1,93 @@
+"""`promptcanary baselines list|show|delete`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from promptcanary.commands.common import default_baseline_dir, stdout_console
+from promptcanary.errors import EXIT_OK, BaselineNotFoundError
+
+
+def _store(baseline_dir: Path | None):  # type: ignore[no-untyped-def]
+    from promptcanary.storage.file import FileBaselineStore
+
+    return FileBaselineStore(default_baseline_dir(baseline_dir, None))
+
+
+def list_command(*, baseline_dir: Path | None, suite: str | None, model: str | None) -> int:
+    from rich.table import Table
+
+    store = _store(baseline_dir)
+    rows = store.list_baselines(suite_name=suite, model_id=model)
+    console = stdout_console()
+    if not rows:
+        console.print(f"No baselines in {store.directory}.")
+        console.print("Save one with: promptcanary run -c canary.yaml -p MODEL --save-baseline")
+        return EXIT_OK
+    table = Table(title=f"Baselines in {store.directory}", title_justify="left")
+    for col in ("snapshot id", "suite", "model", "created (UTC)", "score", "samples", "note"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row["snapshot_id"],
+            row["suite_name"],
+            row["model_id"],
+            row["created_at"][:19].replace("T", " "),
+            f"{row['overall_score']:.2f}",
+            str(row["samples"]),
+            row["note"],
+        )
+    console.print(table)
+    return EXIT_OK
+
+
+def _find(snapshot: str, baseline_dir: Path | None):  # type: ignore[no-untyped-def]
+    store = _store(baseline_dir)
+    as_path = Path(snapshot)
+    if as_path.suffix == ".json" and as_path.exists():
+        return store, store.load_from_path(as_path)
+    matches = [r for r in store.list_baselines() if r["snapshot_id"].startswith(snapshot)]
+    if len(matches) > 1:
+        from promptcanary.errors import ConfigError
+
+        raise ConfigError(
+            f"'{snapshot}' matches {len(matches)} baselines; give more of the id",
+            field="SNAPSHOT",
+        )
+    if not matches:
+        raise BaselineNotFoundError(
+            f"no baseline with id '{snapshot}' in {store.directory}",
+            hint="List them with `promptcanary baselines list`.",
+        )
+    return store, store.load(matches[0]["snapshot_id"])
+
+
+def show_command(*, snapshot: str, baseline_dir: Path | None) -> int:
+    from promptcanary.core.reporter import RunReporter
+
+    _, snap = _find(snapshot, baseline_dir)
+    console = stdout_console()
+    console.print(
+        f"Baseline {snap.snapshot_id} · suite {snap.suite_name} · model {snap.provider.model_id}"
+        f" · saved {snap.created_at:%Y-%m-%d %H:%M:%S} UTC" + (f" · note: {snap.note}" if snap.note else "")
+    )
+    RunReporter(snap.run_result).print_terminal(console)
+    return EXIT_OK
+
+
+def delete_command(*, snapshot: str, baseline_dir: Path | None, yes: bool) -> int:
+    store, snap = _find(snapshot, baseline_dir)
+    if not yes:
+        if not sys.stdin.isatty():
+            from promptcanary.errors import ConfigError
+
+            raise ConfigError("refusing to delete without confirmation", field="--yes",
+                              hint="Pass --yes to delete non-interactively.")
+        import typer
+
+        typer.confirm(f"Delete baseline {snap.snapshot_id} ({snap.suite_name}, "
+                      f"{snap.provider.model_id})?", abort=True)
+    store.delete(snap.snapshot_id)
+    stdout_console().print(f"Deleted baseline {snap.snapshot_id}.")
+    return EXIT_OK

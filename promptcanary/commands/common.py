@@ -1,0 +1,142 @@
+"""Helpers shared by the CLI commands: loading suites, runs and providers; picking directories."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from promptcanary.core.models import CanaryRunResult, DriftReport
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.providers.base import BaseLLMProvider
+
+
+def stdout_console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def load_suite(path: Path) -> CanarySuite:
+    from promptcanary.core.suite import CanarySuite
+
+    return CanarySuite.from_yaml(path)
+
+
+def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path:
+    """--baseline-dir if given; else baselines/ next to canary.yaml; else ./baselines."""
+    if baseline_dir is not None:
+        return baseline_dir
+    if config is not None:
+        return config.parent / "baselines"
+    return Path("baselines")
+
+
+def resolve_model(provider: str | None, suite: CanarySuite | None, *, replay: Path | None) -> str:
+    """The model to call: -p, else `provider:` in canary.yaml (a replay brings its own)."""
+    if provider:
+        return provider
+    if suite is not None and suite.settings.provider:
+        return suite.settings.provider
+    if replay is not None:
+        return ""
+    raise ConfigError(
+        "no model given",
+        field="--provider",
+        hint="Pass -p/--provider (e.g. -p openai/gpt-4o-mini) or set `provider:` in canary.yaml.",
+    )
+
+
+def make_provider(
+    model: str, *, api_base: str | None, replay: Path | None
+) -> BaseLLMProvider:
+    """A ReplayProvider for --replay, else a LiteLLMProvider (LiteLLM is imported only on call)."""
+    if replay is not None:
+        from promptcanary.providers.replay import ReplayProvider
+
+        return ReplayProvider(load_run(replay))
+    from promptcanary.providers.litellm import LiteLLMProvider
+
+    extra: dict[str, Any] = {"api_base": api_base} if api_base else {}
+    return LiteLLMProvider(model, **extra)
+
+
+def read_json(path: Path, what: str) -> Any:
+    if not path.exists():
+        raise InputError(f"{path}: {what} not found")
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from exc
+
+
+def load_run(path: Path) -> CanaryRunResult:
+    """Load a saved run JSON (written by `run -o`), with a clear error if it is not one."""
+    from pydantic import ValidationError
+
+    from promptcanary.core.models import CanaryRunResult
+
+    data = read_json(path, "run file")
+    if isinstance(data, dict) and "run_result" in data and "snapshot_id" in data:
+        data = data["run_result"]  # a baseline file holds a run: accept it
+    try:
+        return CanaryRunResult.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise InputError(
+            f"{path}: not a PromptCanary run: field '{loc}': {err['msg']}",
+            hint="Pass a file written by `promptcanary run -o run.json`.",
+        ) from exc
+
+
+def write_text(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from exc
+
+
+def progress_callback(enabled: bool) -> Any:
+    """A progress callback for the runner: a bar on a TTY, periodic lines otherwise, or none."""
+    if not enabled:
+        return None
+    try:
+        from promptcanary.core.progress import make_progress
+    except ImportError:  # pragma: no cover - progress module is optional during development
+        return None
+    return make_progress(stream=sys.stderr)
+
+
+def write_report_files(
+    report: DriftReport,
+    *,
+    output_md: Path | None,
+    output_html: Path | None,
+    output_json: Path | None,
+    history: list[Any] | None = None,
+) -> None:
+    if not (output_md or output_html or output_json):
+        return
+    from promptcanary.core.reporter import DriftReporter
+
+    reporter = DriftReporter(report, history=history)
+    if output_md:
+        reporter.to_markdown(output_md)
+    if output_html:
+        reporter.to_html(output_html)
+    if output_json:
+        reporter.to_json(output_json)

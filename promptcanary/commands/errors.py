@@ -1,0 +1,59 @@
+"""The CLI's error boundary: every failure becomes one clear message and a documented exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+from promptcanary.errors import (
+    EXIT_USAGE,
+    PromptCanaryError,
+    exit_code_for,
+    redact,
+)
+
+#: Exit code for a bug in PromptCanary itself (an exception we did not raise on purpose).
+EXIT_INTERNAL = 4
+
+
+def print_error(exc: PromptCanaryError) -> None:
+    """Print ``exc`` as ``error: <message>`` plus its hint, on stderr."""
+    sys.stderr.write(f"error: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"hint: {exc.hint}\n")
+
+
+def run_cli(app: Any, argv: list[str] | None) -> int:
+    """Run the typer ``app`` without click's own exit handling and map errors to exit codes."""
+    import click
+
+    try:
+        result = app(args=argv, standalone_mode=False, prog_name="promptcanary")
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        sys.stderr.write("Aborted.\n")
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except PromptCanaryError as exc:
+        print_error(exc)
+        return exit_code_for(exc)
+    except KeyboardInterrupt:
+        sys.stderr.write("Interrupted.\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so plainly, without dumping internals by default
+        if os.environ.get("PROMPTCANARY_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(
+            f"internal error: {type(exc).__name__}: {redact(str(exc))}\n"
+            "This is a bug in PromptCanary. Re-run with PROMPTCANARY_DEBUG=1 for details and "
+            "please report it.\n"
+        )
+        return EXIT_INTERNAL
+    return result if isinstance(result, int) else 0

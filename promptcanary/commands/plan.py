@@ -1,0 +1,49 @@
+"""`promptcanary plan`: samples needed to detect a drop, and what a run would cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptcanary.commands.common import default_baseline_dir, load_suite, stdout_console
+from promptcanary.errors import EXIT_OK, ConfigError
+
+
+def plan_command(
+    *,
+    effect: float,
+    baseline_rate: float,
+    alpha: float,
+    power: float,
+    config: Path | None,
+    provider: str | None,
+    baseline_dir: Path | None,
+) -> int:
+    for name, value in (("--effect", effect), ("--baseline-rate", baseline_rate),
+                        ("--alpha", alpha), ("--power", power)):
+        if not 0.0 < value < 1.0 and not (name == "--baseline-rate" and value == 1.0):
+            raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
+    if effect > baseline_rate:
+        raise ConfigError(
+            f"a drop of {effect} from a pass rate of {baseline_rate} is impossible",
+            field="--effect",
+        )
+    from promptcanary.core import planning
+
+    suite = load_suite(config) if config is not None else None
+    snapshot = None
+    if suite is not None:
+        from promptcanary.errors import BaselineNotFoundError
+        from promptcanary.storage.file import FileBaselineStore
+
+        model = provider or suite.settings.provider
+        store = FileBaselineStore(default_baseline_dir(baseline_dir, config))
+        try:
+            snapshot = store.load_latest(suite.name, model)
+        except BaselineNotFoundError:
+            snapshot = None
+    result = planning.plan(
+        effect=effect, baseline_rate=baseline_rate, alpha=alpha, power=power,
+        suite=suite, baseline=snapshot, model=provider,
+    )
+    stdout_console().print(planning.describe(result))
+    return EXIT_OK

@@ -1,0 +1,66 @@
+"""`promptcanary report`: render a saved run or drift report as terminal, Markdown, HTML or JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from promptcanary.commands.common import load_run, read_json, stdout_console, write_text
+from promptcanary.errors import EXIT_OK, ConfigError, InputError
+
+FORMATS = ("terminal", "markdown", "html", "json")
+
+
+def report_command(*, input: Path, format: str, output: Path | None, budget: int | None) -> int:
+    fmt = format.lower()
+    if fmt == "md":
+        fmt = "markdown"
+    if fmt not in FORMATS:
+        raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})",
+                          field="--format")
+    data = read_json(input, "report file")
+    reporter = _reporter_for(input, data)
+    if fmt == "terminal":
+        if output is not None:
+            from rich.console import Console
+
+            with output.open("w", encoding="utf-8") as fh:
+                reporter.print_terminal(Console(file=fh, width=100, force_terminal=False))
+        else:
+            reporter.print_terminal(stdout_console())
+        return EXIT_OK
+    if fmt == "markdown":
+        text = reporter.to_markdown(budget=budget) if budget else reporter.to_markdown()
+    elif fmt == "html":
+        text = reporter.to_html()
+    else:
+        text = reporter.to_json()
+    if output is not None:
+        write_text(output, text)
+    else:
+        stdout_console().file.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK
+
+
+def _reporter_for(path: Path, data: Any) -> Any:
+    """A DriftReporter for a drift report JSON, a RunReporter for a run (or baseline) JSON."""
+    if isinstance(data, dict) and "comparisons" in data and "baseline_snapshot_id" in data:
+        from pydantic import ValidationError
+
+        from promptcanary.core.models import DriftReport
+        from promptcanary.core.reporter import DriftReporter
+
+        try:
+            return DriftReporter(DriftReport.model_validate(data))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise InputError(f"{path}: not a valid drift report: field '{loc}': {err['msg']}") from exc
+    if isinstance(data, dict) and ("probe_results" in data or "run_result" in data):
+        from promptcanary.core.reporter import RunReporter
+
+        return RunReporter(load_run(path))
+    raise InputError(
+        f"{path}: neither a run nor a drift report",
+        hint="Pass a file written by `run -o`, `compare --output-json` or a baseline file.",
+    )

@@ -1,0 +1,101 @@
+"""`promptcanary run`: run a suite, show scores, optionally save the run and a baseline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from promptcanary.commands.common import (
+    default_baseline_dir,
+    load_suite,
+    make_provider,
+    progress_callback,
+    resolve_model,
+    stderr_console,
+    stdout_console,
+    write_text,
+)
+from promptcanary.errors import EXIT_DRIFT, EXIT_INCONCLUSIVE, EXIT_OK, MeasurementError
+
+
+@dataclass
+class RunArgs:
+    """The options of `promptcanary run` (see cli.py for their help)."""
+
+    config: Path
+    provider: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    concurrency: int | None = None
+    samples: int | None = None
+    max_cost: float | None = None
+    api_base: str | None = None
+    replay: Path | None = None
+    save_baseline: bool = False
+    baseline_dir: Path | None = None
+    note: str = ""
+    output: Path | None = None
+    output_md: Path | None = None
+    output_html: Path | None = None
+    fail_on_failure: bool = False
+    no_progress: bool = False
+    quiet: bool = False
+
+
+def run_command(args: RunArgs) -> int:
+    suite = load_suite(args.config)
+    model = resolve_model(args.provider, suite, replay=args.replay)
+    provider = make_provider(model, api_base=args.api_base, replay=args.replay)
+    run = suite.run(
+        provider,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        samples=args.samples,
+        max_cost_usd=args.max_cost,
+        show_progress=False,
+        progress=progress_callback(not args.no_progress and not args.quiet),
+    )
+
+    # The run is written before anything can fail, so a measured run is never lost.
+    if args.output:
+        write_text(args.output, run.model_dump_json(indent=2))
+
+    from promptcanary.core.reporter import RunReporter
+
+    reporter = RunReporter(run)
+    if args.output_md:
+        reporter.to_markdown(args.output_md)
+    if args.output_html:
+        reporter.to_html(args.output_html)
+    if args.quiet:
+        stdout_console().print(reporter.summary, soft_wrap=True)
+    else:
+        reporter.print_terminal(stdout_console())
+
+    unmeasurable = run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses))
+    if args.save_baseline:
+        if unmeasurable or run.error_rate > suite.settings.max_error_rate:
+            raise MeasurementError(
+                f"not saving a baseline: {run.aborted or f'{run.error_rate:.0%} of requests errored'}",
+                hint="A baseline must be a run that measured the model. Fix the provider errors "
+                "shown above and run again.",
+            )
+        from promptcanary.storage.file import FileBaselineStore, filename_for
+
+        store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
+        snapshot = store.save(run, note=args.note)
+        stderr_console().print(
+            f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
+        )
+
+    if unmeasurable:
+        raise MeasurementError(
+            f"the run measured nothing: {run.aborted or 'every request errored'}",
+            hint="Check the provider, its API key and --api-base.",
+        )
+    if args.fail_on_failure and run.failed_probes:
+        return EXIT_DRIFT
+    return EXIT_OK if not run.aborted else EXIT_INCONCLUSIVE
