@@ -394,9 +394,9 @@ def _parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | N
         except ConfigError as exc:
             key = exc.field if exc.field and exc.field in item else None
             field = f"{where}.{exc.field}" if exc.field else where
-            raise ConfigError(
+            raise type(exc)(
                 exc.detail,
-                line=line_of(item, key) if key else line,
+                line=(line_of(item, key) if key else None) or line,
                 field=field,
                 hint=exc.hint,
             ) from exc

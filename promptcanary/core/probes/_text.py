@@ -161,3 +161,65 @@ def json_kind(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def bounded_score(
+    value: int | float,
+    *,
+    unit: str,
+    minimum: int | float | None,
+    maximum: int | float | None,
+    expected: int | float | None,
+    tolerance: float,
+) -> tuple[float, bool, str]:
+    """Score a size (characters, words) against hard bounds and an expected value ± tolerance.
+
+    Returns ``(score, passed, details)``. Inside the bounds and within ``tolerance`` (a fraction
+    of ``expected``) the score is 1.0. Outside, it falls linearly: below ``minimum`` it is
+    ``value / minimum``; above ``maximum`` it loses the overshoot as a fraction of ``maximum``;
+    away from ``expected`` it loses 0.1 for every 10 % of ``expected`` beyond the tolerance.
+    The lowest of the three applies.
+    """
+    score, problems = 1.0, []
+    if minimum is not None and value < minimum:
+        score = min(score, value / minimum if minimum else 0.0)
+        problems.append(f"{value} {unit} < min {minimum}")
+    if maximum is not None and value > maximum:
+        score = min(score, max(0.0, 1.0 - (value - maximum) / maximum) if maximum else 0.0)
+        problems.append(f"{value} {unit} > max {maximum}")
+    if expected is not None:
+        deviation = abs(value / expected - 1.0)
+        if deviation > tolerance + 1e-9:
+            score = min(score, max(0.0, 1.0 - (deviation - tolerance)))
+            problems.append(
+                f"{value} {unit} is {value / expected:.0%} of expected {expected} "
+                f"(tolerance ±{tolerance:.0%})"
+            )
+    if problems:
+        return score, False, "; ".join(problems)
+    near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
+    return 1.0, True, f"{value} {unit} within bounds{near}"
+
+
+def check_bounds(
+    *,
+    minimum: tuple[str, int | None],
+    maximum: tuple[str, int | None],
+    expected: tuple[str, int | None],
+    tolerance: float,
+) -> None:
+    """Raise ValueError for bounds that can never hold (negative, min > max, bad tolerance).
+
+    Each bound is ``(parameter name, value)`` so the message names the YAML key.
+    """
+    (min_name, low), (max_name, high), (expected_name, target) = minimum, maximum, expected
+    if low is not None and low < 0:
+        raise ValueError(f"{min_name} must be >= 0 (got {low})")
+    if high is not None and high < 1:
+        raise ValueError(f"{max_name} must be >= 1 (got {high})")
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"{min_name} ({low}) is greater than {max_name} ({high})")
+    if target is not None and target < 1:
+        raise ValueError(f"{expected_name} must be >= 1 (got {target})")
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0 (a fraction such as 0.5), got {tolerance}")

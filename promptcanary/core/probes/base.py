@@ -207,8 +207,12 @@ def get_probe_class(type_name: str) -> type[BaseProbe]:
         if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
             raise LookupError(f"'{type_name}' is not a BaseProbe subclass")
         return obj
+    import difflib
+
     known = ", ".join(sorted(_PROBE_REGISTRY))
-    raise LookupError(f"unknown probe type '{type_name}'. Known types: {known}")
+    close = difflib.get_close_matches(type_name, list(_PROBE_REGISTRY), n=1)
+    guess = f" Did you mean '{close[0]}'?" if close else ""
+    raise LookupError(f"unknown probe type '{type_name}'.{guess} Known types: {known}")
 
 
 def build_probe(type_name: str, params: dict[str, Any]) -> BaseProbe:
