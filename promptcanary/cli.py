@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -32,44 +32,54 @@ app.add_typer(baselines_app, name="baselines")
 # ── Shared option types ──────────────────────────────────────────────────────────────────────
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Path to canary.yaml.")]
 ProviderOpt = Annotated[
-    Optional[str],
-    typer.Option("--provider", "-p", help="LiteLLM model string, e.g. openai/gpt-4o-mini "
-                 "(default: `provider:` in canary.yaml)."),
+    str | None,
+    typer.Option(
+        "--provider",
+        "-p",
+        help="LiteLLM model string, e.g. openai/gpt-4o-mini (default: `provider:` in canary.yaml).",
+    ),
 ]
 BaselineDirOpt = Annotated[
-    Optional[Path],
-    typer.Option("--baseline-dir", help="Directory of baseline JSON files [default: baselines/ "
-                 "next to canary.yaml, else ./baselines]."),
+    Path | None,
+    typer.Option(
+        "--baseline-dir",
+        help="Directory of baseline JSON files [default: baselines/ "
+        "next to canary.yaml, else ./baselines].",
+    ),
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
-TemperatureOpt = Annotated[Optional[float], typer.Option(help="Sampling temperature override.")]
-MaxTokensOpt = Annotated[Optional[int], typer.Option("--max-tokens", help="max_tokens override.")]
-SeedOpt = Annotated[Optional[int], typer.Option(help="Seed override.")]
+TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature override.")]
+MaxTokensOpt = Annotated[int | None, typer.Option("--max-tokens", help="max_tokens override.")]
+SeedOpt = Annotated[int | None, typer.Option(help="Seed override.")]
 ConcurrencyOpt = Annotated[
-    Optional[int], typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
+    int | None, typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
 ]
 SamplesOpt = Annotated[
-    Optional[int], typer.Option(help="Times each prompt is sent [default: 1 or canary.yaml].")
+    int | None, typer.Option(help="Times each prompt is sent [default: 1 or canary.yaml].")
 ]
 MaxCostOpt = Annotated[
-    Optional[float], typer.Option("--max-cost", help="Stop sending requests after this many USD.")
+    float | None, typer.Option("--max-cost", help="Stop sending requests after this many USD.")
 ]
 ApiBaseOpt = Annotated[
-    Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible endpoint.")
+    str | None, typer.Option("--api-base", help="Base URL of an OpenAI-compatible endpoint.")
 ]
 ReplayOpt = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option("--replay", help="Re-score the responses of a saved run JSON (no model calls)."),
 ]
-OutMdOpt = Annotated[Optional[Path], typer.Option("--output-md", help="Write a Markdown report.")]
-OutHtmlOpt = Annotated[Optional[Path], typer.Option("--output-html", help="Write an HTML report.")]
+OutMdOpt = Annotated[Path | None, typer.Option("--output-md", help="Write a Markdown report.")]
+OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an HTML report.")]
 
 
 @app.command()
 def init(
-    name: Annotated[Optional[str], typer.Argument(help="Suite name [default: folder name].")] = None,
-    directory: Annotated[Path, typer.Option("--dir", help="Where to create the files.")] = Path("."),
+    name: Annotated[
+        str | None, typer.Argument(help="Suite name [default: folder name].")
+    ] = None,
+    directory: Annotated[Path, typer.Option("--dir", help="Where to create the files.")] = Path(
+        "."
+    ),
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
 ) -> int:
     """Create canary.yaml, baselines/, .env.example and a GitHub workflow."""
@@ -96,7 +106,7 @@ def run(
     baseline_dir: BaselineDirOpt = None,
     note: Annotated[str, typer.Option(help="Note stored with a saved baseline.")] = "",
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Write the run as JSON.")
+        Path | None, typer.Option("--output", "-o", help="Write the run as JSON.")
     ] = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
@@ -116,15 +126,15 @@ def run(
 @app.command()
 def compare(
     config: Annotated[
-        Optional[Path], typer.Option("--config", "-c", help="Path to canary.yaml.")
+        Path | None, typer.Option("--config", "-c", help="Path to canary.yaml.")
     ] = None,
     provider: ProviderOpt = None,
     current: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--current", help="A saved run JSON to compare instead of running."),
     ] = None,
     baseline: Annotated[
-        Optional[Path], typer.Option("--baseline", help="A baseline JSON file to compare with.")
+        Path | None, typer.Option("--baseline", help="A baseline JSON file to compare with.")
     ] = None,
     baseline_dir: BaselineDirOpt = None,
     temperature: TemperatureOpt = None,
@@ -138,32 +148,32 @@ def compare(
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
     output_json: Annotated[
-        Optional[Path], typer.Option("--output-json", help="Write the drift report as JSON.")
+        Path | None, typer.Option("--output-json", help="Write the drift report as JSON.")
     ] = None,
     save_run: Annotated[
-        Optional[Path], typer.Option("--save-run", help="Also write the current run as JSON.")
+        Path | None, typer.Option("--save-run", help="Also write the current run as JSON.")
     ] = None,
     fail_on_drift: Annotated[
         bool, typer.Option("--fail-on-drift", help="Exit 1 on any regression.")
     ] = False,
     fail_on_severity: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(help="Exit 1 when severity is at least this: low|medium|high|critical."),
     ] = None,
     regression_threshold: Annotated[
-        Optional[float], typer.Option(help="Min score drop for a regression [default: 0.05].")
+        float | None, typer.Option(help="Min score drop for a regression [default: 0.05].")
     ] = None,
     improvement_threshold: Annotated[
-        Optional[float], typer.Option(help="Min score gain for an improvement [default: 0.05].")
+        float | None, typer.Option(help="Min score gain for an improvement [default: 0.05].")
     ] = None,
     alpha: Annotated[
-        Optional[float], typer.Option(help="False discovery rate with samples [default: 0.05].")
+        float | None, typer.Option(help="False discovery rate with samples [default: 0.05].")
     ] = None,
     min_effect: Annotated[
-        Optional[float], typer.Option(help="Min effect with samples [default: 0.1].")
+        float | None, typer.Option(help="Min effect with samples [default: 0.1].")
     ] = None,
     max_error_rate: Annotated[
-        Optional[float],
+        float | None,
         typer.Option(help="Error rate above which the verdict is inconclusive [default: 0.2]."),
     ] = None,
     no_progress: NoProgressOpt = False,
@@ -183,10 +193,10 @@ def report(
         str, typer.Option("--format", "-f", help="terminal | markdown | html | json")
     ] = "terminal",
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
     budget: Annotated[
-        Optional[int], typer.Option(help="Max characters of Markdown output [default: none].")
+        int | None, typer.Option(help="Max characters of Markdown output [default: none].")
     ] = None,
 ) -> int:
     """Render a saved run or drift report in another format."""
@@ -202,7 +212,7 @@ def plan(
     alpha: Annotated[float, typer.Option(help="False-alarm rate per pair.")] = 0.05,
     power: Annotated[float, typer.Option(help="Chance to detect the drop.")] = 0.95,
     config: Annotated[
-        Optional[Path], typer.Option("--config", "-c", help="canary.yaml (for request counts).")
+        Path | None, typer.Option("--config", "-c", help="canary.yaml (for request counts).")
     ] = None,
     provider: ProviderOpt = None,
     baseline_dir: BaselineDirOpt = None,
@@ -211,15 +221,20 @@ def plan(
     from promptcanary.commands.plan import plan_command
 
     return plan_command(
-        effect=effect, baseline_rate=baseline_rate, alpha=alpha, power=power,
-        config=config, provider=provider, baseline_dir=baseline_dir,
+        effect=effect,
+        baseline_rate=baseline_rate,
+        alpha=alpha,
+        power=power,
+        config=config,
+        provider=provider,
+        baseline_dir=baseline_dir,
     )
 
 
 @baselines_app.command("list")
 def baselines_list(
     baseline_dir: BaselineDirOpt = None,
-    suite: Annotated[Optional[str], typer.Option(help="Only this suite.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
 ) -> int:
     """List baselines, newest first."""

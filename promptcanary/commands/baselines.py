@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from promptcanary.commands.common import default_baseline_dir, stdout_console
 from promptcanary.errors import EXIT_OK, BaselineNotFoundError
 
+if TYPE_CHECKING:
+    from promptcanary.core.models import BaselineSnapshot
+    from promptcanary.storage.file import FileBaselineStore
 
-def _store(baseline_dir: Path | None):  # type: ignore[no-untyped-def]
+
+def _store(baseline_dir: Path | None) -> FileBaselineStore:
     from promptcanary.storage.file import FileBaselineStore
 
     return FileBaselineStore(default_baseline_dir(baseline_dir, None))
@@ -42,7 +47,9 @@ def list_command(*, baseline_dir: Path | None, suite: str | None, model: str | N
     return EXIT_OK
 
 
-def _find(snapshot: str, baseline_dir: Path | None):  # type: ignore[no-untyped-def]
+def _find(
+    snapshot: str, baseline_dir: Path | None
+) -> tuple[FileBaselineStore, BaselineSnapshot]:
     store = _store(baseline_dir)
     as_path = Path(snapshot)
     if as_path.suffix == ".json" and as_path.exists():
@@ -70,7 +77,8 @@ def show_command(*, snapshot: str, baseline_dir: Path | None) -> int:
     console = stdout_console()
     console.print(
         f"Baseline {snap.snapshot_id} · suite {snap.suite_name} · model {snap.provider.model_id}"
-        f" · saved {snap.created_at:%Y-%m-%d %H:%M:%S} UTC" + (f" · note: {snap.note}" if snap.note else "")
+        f" · saved {snap.created_at:%Y-%m-%d %H:%M:%S} UTC"
+        + (f" · note: {snap.note}" if snap.note else "")
     )
     RunReporter(snap.run_result).print_terminal(console)
     return EXIT_OK
@@ -82,12 +90,17 @@ def delete_command(*, snapshot: str, baseline_dir: Path | None, yes: bool) -> in
         if not sys.stdin.isatty():
             from promptcanary.errors import ConfigError
 
-            raise ConfigError("refusing to delete without confirmation", field="--yes",
-                              hint="Pass --yes to delete non-interactively.")
+            raise ConfigError(
+                "refusing to delete without confirmation",
+                field="--yes",
+                hint="Pass --yes to delete non-interactively.",
+            )
         import typer
 
-        typer.confirm(f"Delete baseline {snap.snapshot_id} ({snap.suite_name}, "
-                      f"{snap.provider.model_id})?", abort=True)
+        typer.confirm(
+            f"Delete baseline {snap.snapshot_id} ({snap.suite_name}, {snap.provider.model_id})?",
+            abort=True,
+        )
     store.delete(snap.snapshot_id)
     stdout_console().print(f"Deleted baseline {snap.snapshot_id}.")
     return EXIT_OK

@@ -59,9 +59,7 @@ def resolve_model(provider: str | None, suite: CanarySuite | None, *, replay: Pa
     )
 
 
-def make_provider(
-    model: str, *, api_base: str | None, replay: Path | None
-) -> BaseLLMProvider:
+def make_provider(model: str, *, api_base: str | None, replay: Path | None) -> BaseLLMProvider:
     """A ReplayProvider for --replay, else a LiteLLMProvider (LiteLLM is imported only on call)."""
     if replay is not None:
         from promptcanary.providers.replay import ReplayProvider

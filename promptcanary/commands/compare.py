@@ -78,8 +78,9 @@ def _check_args(args: CompareArgs) -> None:
     for name in ("regression_threshold", "improvement_threshold", "min_effect", "max_error_rate"):
         value = getattr(args, name)
         if value is not None and not 0.0 <= value <= 1.0:
-            raise ConfigError(f"must be between 0 and 1 (got {value})",
-                              field="--" + name.replace("_", "-"))
+            raise ConfigError(
+                f"must be between 0 and 1 (got {value})", field="--" + name.replace("_", "-")
+            )
 
 
 def compare_command(args: CompareArgs) -> int:

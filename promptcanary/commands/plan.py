@@ -18,8 +18,12 @@ def plan_command(
     provider: str | None,
     baseline_dir: Path | None,
 ) -> int:
-    for name, value in (("--effect", effect), ("--baseline-rate", baseline_rate),
-                        ("--alpha", alpha), ("--power", power)):
+    for name, value in (
+        ("--effect", effect),
+        ("--baseline-rate", baseline_rate),
+        ("--alpha", alpha),
+        ("--power", power),
+    ):
         if not 0.0 < value < 1.0 and not (name == "--baseline-rate" and value == 1.0):
             raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
     if effect > baseline_rate:
@@ -42,8 +46,13 @@ def plan_command(
         except BaselineNotFoundError:
             snapshot = None
     result = planning.plan(
-        effect=effect, baseline_rate=baseline_rate, alpha=alpha, power=power,
-        suite=suite, baseline=snapshot, model=provider,
+        effect=effect,
+        baseline_rate=baseline_rate,
+        alpha=alpha,
+        power=power,
+        suite=suite,
+        baseline=snapshot,
+        model=provider,
     )
     stdout_console().print(planning.describe(result))
     return EXIT_OK

@@ -16,8 +16,7 @@ def report_command(*, input: Path, format: str, output: Path | None, budget: int
     if fmt == "md":
         fmt = "markdown"
     if fmt not in FORMATS:
-        raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})",
-                          field="--format")
+        raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})", field="--format")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
     if fmt == "terminal":
@@ -55,7 +54,9 @@ def _reporter_for(path: Path, data: Any) -> Any:
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"])
-            raise InputError(f"{path}: not a valid drift report: field '{loc}': {err['msg']}") from exc
+            raise InputError(
+                f"{path}: not a valid drift report: field '{loc}': {err['msg']}"
+            ) from exc
     if isinstance(data, dict) and ("probe_results" in data or "run_result" in data):
         from promptcanary.core.reporter import RunReporter
 

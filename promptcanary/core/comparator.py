@@ -129,7 +129,9 @@ def compare(
             ProbeComparison(
                 probe_id=probe_id,
                 probe_name=meta.probe_name,
-                category=meta.category if isinstance(meta.category, ProbeCategory) else ProbeCategory(meta.category),
+                category=meta.category
+                if isinstance(meta.category, ProbeCategory)
+                else ProbeCategory(meta.category),
                 prompt_id=prompt_id,
                 baseline_score=b.mean,
                 current_score=c.mean,

@@ -55,7 +55,14 @@ class SuiteSettings(BaseModel):
 SUITE_KEYS = ("name", "description", "tags", "default_system_prompt", "probes", "prompts")
 SETTINGS_KEYS = tuple(SuiteSettings.model_fields)
 PROMPT_KEYS = (
-    "id", "text", "tags", "description", "system_prompt", "expected_keywords", "tools", "metadata",
+    "id",
+    "text",
+    "tags",
+    "description",
+    "system_prompt",
+    "expected_keywords",
+    "tools",
+    "metadata",
 )
 
 
@@ -76,7 +83,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
     mapping.line = node.start_mark.line + 1
     mapping.key_lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=True)
         if key in mapping:
             raise ConfigError(
                 f"duplicate key '{key}'",
@@ -84,7 +91,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
                 field=str(key),
                 hint="Each key may appear once per mapping.",
             )
-        mapping[key] = loader.construct_object(value_node, deep=True)  # type: ignore[no-untyped-call]
+        mapping[key] = loader.construct_object(value_node, deep=True)
         mapping.key_lines[str(key)] = key_node.start_mark.line + 1
     return mapping
 
@@ -119,7 +126,7 @@ def load_yaml_file(path: str | Path) -> Any:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", file=p) from exc
     try:
-        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        return yaml.load(text, Loader=_LineLoader)
     except ConfigError as exc:
         raise exc.relocate(file=p) from exc
     except yaml.MarkedYAMLError as exc:

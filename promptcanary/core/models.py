@@ -714,8 +714,7 @@ class DriftReport(BaseModel):
         )
         if self.is_inconclusive:
             why = self.aborted or (
-                f"{self.error_rate:.0%} of requests errored "
-                f"(limit {self.max_error_rate:.0%})"
+                f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
             )
             return (
                 f"Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "

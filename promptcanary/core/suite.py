@@ -420,12 +420,14 @@ def _parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
         if isinstance(item, str):
             item = {"text": item}
         if not isinstance(item, dict):
-            raise ConfigError("each prompt must be a string or a mapping with 'text'",
-                              line=line, field=where)
+            raise ConfigError(
+                "each prompt must be a string or a mapping with 'text'", line=line, field=where
+            )
         for key in item:
             if key not in PROMPT_KEYS:
-                raise unknown_key_error(str(key), PROMPT_KEYS, where=where,
-                                        line=line_of(item, str(key)))
+                raise unknown_key_error(
+                    str(key), PROMPT_KEYS, where=where, line=line_of(item, str(key))
+                )
         try:
             prompts.append(CanaryPrompt.model_validate(dict(item)))
         except ValidationError as exc:

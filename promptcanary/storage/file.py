@@ -120,9 +120,7 @@ class FileBaselineStore:
         if snapshot.created_at <= newest:
             from datetime import timedelta
 
-            return snapshot.model_copy(
-                update={"created_at": newest + timedelta(microseconds=1)}
-            )
+            return snapshot.model_copy(update={"created_at": newest + timedelta(microseconds=1)})
         return snapshot
 
     def write_atomic(self, path: Path, text: str) -> None:
@@ -308,4 +306,6 @@ def _read_meta(path: Path) -> dict[str, Any]:
             "samples": int(run.get("samples", 1)),
         }
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CorruptBaselineError(f"{path}: not a valid baseline ({type(exc).__name__}: {exc})") from exc
+        raise CorruptBaselineError(
+            f"{path}: not a valid baseline ({type(exc).__name__}: {exc})"
+        ) from exc

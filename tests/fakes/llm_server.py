@@ -207,8 +207,13 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     self._send(reply.status, reply.raw_body, reply.headers)
                     return
                 if reply.status != 200:
-                    err = {"error": {"message": reply.error_message, "type": "error",
-                                     "code": str(reply.status)}}
+                    err = {
+                        "error": {
+                            "message": reply.error_message,
+                            "type": "error",
+                            "code": str(reply.status),
+                        }
+                    }
                     self._send(reply.status, json.dumps(err).encode(), reply.headers)
                     return
                 payload = json.dumps(_completion_body(body, reply)).encode()

@@ -20,14 +20,24 @@ from promptcanary.errors import BaselineNotFoundError, CorruptBaselineError
 from promptcanary.storage.file import FileBaselineStore, filename_for, slug
 
 
-def make_run(suite: str = "my-suite", model: str = "openai/gpt-4o", score: float = 1.0,
-             extra: dict | None = None) -> CanaryRunResult:
+def make_run(
+    suite: str = "my-suite",
+    model: str = "openai/gpt-4o",
+    score: float = 1.0,
+    extra: dict | None = None,
+) -> CanaryRunResult:
     return CanaryRunResult(
         suite_name=suite,
         provider=ProviderConfig(model_id=model, extra_params=extra or {}),
         probe_results=[
-            ProbeResult(probe_id="p", probe_name="P", category=ProbeCategory.FORMAT,
-                        prompt_id="a", passed=score >= 0.5, score=score)
+            ProbeResult(
+                probe_id="p",
+                probe_name="P",
+                category=ProbeCategory.FORMAT,
+                prompt_id="a",
+                passed=score >= 0.5,
+                score=score,
+            )
         ],
     )
 
@@ -162,8 +172,10 @@ def test_list_baselines_metadata_newest_first(tmp_path: Path) -> None:
     assert rows[0]["note"] == "new"
     assert rows[0]["overall_score"] == pytest.approx(0.8)
     assert set(rows[0]) >= {"path", "snapshot_id", "suite_name", "model_id", "created_at"}
-    assert [s.snapshot_id for s in store.load_all("my-suite")] == [first.snapshot_id,
-                                                                   second.snapshot_id]
+    assert [s.snapshot_id for s in store.load_all("my-suite")] == [
+        first.snapshot_id,
+        second.snapshot_id,
+    ]
 
 
 def test_missing_directory_reads_as_empty(tmp_path: Path) -> None:

@@ -54,7 +54,9 @@ def test_from_yaml_reads_everything(tmp_path: Path) -> None:
     assert suite.settings.concurrency == 4
     assert suite.settings.provider == "openai/gpt-4o-mini"
     assert [type(p).__name__ for p in suite.probes] == [
-        "JsonValidityProbe", "KeywordPresenceProbe", "KeywordPresenceProbe",
+        "JsonValidityProbe",
+        "KeywordPresenceProbe",
+        "KeywordPresenceProbe",
     ]
     assert suite.prompts[0].text == "What is the capital of France?"
     assert suite.prompts[1].system_prompt == "JSON only"
@@ -90,17 +92,22 @@ def test_identical_probes_are_a_config_error() -> None:
 
 
 def test_explicit_probe_id_is_kept(tmp_path: Path) -> None:
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: s
         probes:
           - {type: json_validity, id: json}
         prompts: [a]
-    """)
+    """,
+    )
     assert CanarySuite.from_yaml(path).probe_ids == ["json"]
 
 
 def test_duplicate_prompt_ids_name_both(tmp_path: Path) -> None:
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: s
         probes: [json_validity]
         prompts:
@@ -109,7 +116,8 @@ def test_duplicate_prompt_ids_name_both(tmp_path: Path) -> None:
             id: dup
           - text: third
             id: dup
-    """)
+    """,
+    )
     with pytest.raises(ConfigError) as info:
         CanarySuite.from_yaml(path)
     message = str(info.value)

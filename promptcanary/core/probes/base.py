@@ -77,7 +77,7 @@ class BaseProbe(abc.ABC):
                     self._params = params
                 original(self, *args, **kw)
 
-            cls.__init__ = __init__  # type: ignore[method-assign]
+            cls.__init__ = __init__  # type: ignore[method-assign,assignment]
 
     @property
     def params(self) -> dict[str, Any]:
@@ -198,7 +198,9 @@ def get_probe_class(type_name: str) -> type[BaseProbe]:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            raise LookupError(f"cannot import module '{module_name}' for probe '{type_name}': {exc}") from exc
+            raise LookupError(
+                f"cannot import module '{module_name}' for probe '{type_name}': {exc}"
+            ) from exc
         obj: Any = module
         for part in attr.split("."):
             obj = getattr(obj, part, None)
@@ -280,7 +282,7 @@ def _signature_fields(cls: type[BaseProbe]) -> tuple[dict[str, inspect.Parameter
     return fields, accepts_any
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _params_model(cls: type[BaseProbe]) -> Any:
     init = getattr(cls.__init__, "__wrapped__", cls.__init__)
     try:
@@ -293,7 +295,7 @@ def _params_model(cls: type[BaseProbe]) -> Any:
         annotation = hints.get(name, Any)
         default = ... if p.default is inspect.Parameter.empty else p.default
         definitions[name] = (annotation, default)
-    return create_model(  # type: ignore[call-overload]
+    return create_model(
         f"{cls.__name__}Params",
         __config__=ConfigDict(arbitrary_types_allowed=True, strict=True),
         **definitions,

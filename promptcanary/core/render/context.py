@@ -1,0 +1,270 @@
+"""The one view-model every drift renderer receives: :class:`ReportView`.
+
+Building it decides order (worst regression first), groups inconclusive pairs by their error,
+and formats numbers. Text in it is *cleaned* (:func:`~.safety.clean_text`: no control or bidi
+characters) but not escaped: each renderer escapes for its own format. Excerpts and diffs are
+computed lazily, so a report with 5,000 regressions only pays for the ones a format shows.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeComparison
+from promptcanary.core.render import fmt
+from promptcanary.core.render.safety import clean_text, excerpt, marker_value, one_line
+from promptcanary.core.render.trend import TrendPoint, trend_for_report
+from promptcanary.errors import redact
+
+#: Default label that promotes a PR's run to the new baseline (the Action's ``promote-label``).
+DEFAULT_PROMOTE_LABEL = "promptcanary:promote"
+
+PROMPT_CHARS = 600
+RESPONSE_CHARS = 1_500
+RESPONSE_LINES = 40
+DIFF_LINES = 60
+REASON_CHARS = 160
+MAX_INCONCLUSIVE_GROUPS = 20
+
+
+def markdown_marker(suite_name: str, model_id: str) -> str:
+    """The hidden first line of every Markdown report, keyed by (suite, model).
+
+    The GitHub Action finds its sticky comment by this exact string.
+    """
+    return f"<!-- promptcanary: suite={marker_value(suite_name)}, model={marker_value(model_id)} -->"
+
+
+class PairView:
+    """One (probe, prompt) pair as the reports show it."""
+
+    def __init__(self, c: ProbeComparison, *, index: int, kind: str, show_probe_id: bool) -> None:
+        self.c = c
+        self.index = index
+        self.kind = kind
+        name = one_line(c.probe_name or c.probe_id, 80)
+        self.probe = f"{name} [{one_line(c.probe_id, 60)}]" if show_probe_id else name
+        self.probe_id = one_line(c.probe_id, 80)
+        self.category = c.category.value
+        self.prompt_id = one_line(c.prompt_id, 60)
+        self.scores = f"{fmt.score(c.baseline_score)} → {fmt.score(c.current_score)}"
+        self.delta = fmt.delta(c.score_delta)
+        self.evidence = fmt.evidence(c)
+        self.method = fmt.method_label(c.method)
+        self.flaky = fmt.flaky_note(c) if c.flaky else ""
+
+    @cached_property
+    def reason(self) -> str:
+        """Short reason (the current details, else the baseline's), one line."""
+        return one_line(self.c.current_details or self.c.baseline_details, REASON_CHARS)
+
+    @cached_property
+    def prompt_line(self) -> str:
+        """The prompt on one line, for tables."""
+        return one_line(self.c.prompt_text, 80) if self.c.prompt_text else self.prompt_id
+
+    @cached_property
+    def prompt(self) -> str:
+        """Prompt excerpt (multi-line)."""
+        return excerpt(self.c.prompt_text, max_chars=PROMPT_CHARS, max_lines=15)
+
+    @cached_property
+    def baseline_response(self) -> str:
+        """Baseline response excerpt ("" when not recorded)."""
+        return excerpt(self.c.baseline_response, max_chars=RESPONSE_CHARS, max_lines=RESPONSE_LINES)
+
+    @cached_property
+    def current_response(self) -> str:
+        """Current response excerpt ("" when not recorded)."""
+        return excerpt(self.c.current_response, max_chars=RESPONSE_CHARS, max_lines=RESPONSE_LINES)
+
+    @cached_property
+    def baseline_details(self) -> str:
+        """Baseline probe details, cleaned."""
+        return one_line(self.c.baseline_details, 400)
+
+    @cached_property
+    def current_details(self) -> str:
+        """Current probe details, cleaned."""
+        return one_line(self.c.current_details, 400)
+
+    @cached_property
+    def diff(self) -> str:
+        """Unified line diff of the two response excerpts ("" when not both text, or equal)."""
+        base, cur = self.baseline_response, self.current_response
+        if not base or not cur or base == cur:
+            return ""
+        lines = list(
+            difflib.unified_diff(base.split("\n"), cur.split("\n"), lineterm="", n=1)
+        )[2:]  # drop the ---/+++ file headers
+        if len(lines) > DIFF_LINES:
+            lines = [*lines[:DIFF_LINES], f"… ({len(lines) - DIFF_LINES} more diff lines)"]
+        return "\n".join(lines)
+
+    @cached_property
+    def error(self) -> str:
+        """Why the pair is inconclusive, cleaned and redacted."""
+        return one_line(redact(self.c.inconclusive_reason or "no usable result"), 300)
+
+
+@dataclass
+class ReportView:
+    """Everything a drift renderer needs, prepared once."""
+
+    report: DriftReport
+    marker: str
+    suite: str
+    model: str
+    verdict: str
+    severity: str
+    icon: str
+    headline: str
+    summary: str
+    baseline_score: str
+    current_score: str
+    score_delta: str
+    counts: dict[str, int]
+    model_changed: str | None
+    single_sample_note: str | None
+    regressions: list[PairView]
+    improvements: list[PairView]
+    inconclusive_groups: list[tuple[str, list[PairView]]]
+    inconclusive_groups_hidden: int
+    flaky: list[PairView]
+    usage: list[tuple[str, str, str]]
+    thresholds: str
+    promote_label: str
+    run_url: str | None
+    report_location: str | None
+    trend: list[TrendPoint] = field(default_factory=list)
+    probe_names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """probe id -> (name, category) for the heat strip."""
+
+    @property
+    def usage_line(self) -> str:
+        """Usage on one line."""
+        return fmt.usage_line(self.usage)
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when the whole verdict is inconclusive."""
+        return self.verdict == "inconclusive"
+
+
+def _thresholds(report: DriftReport) -> str:
+    parts = [
+        f"regression Δ ≥ {report.regression_threshold:g}",
+        f"improvement Δ ≥ {report.improvement_threshold:g}",
+    ]
+    if not report.single_sample:
+        parts.append(f"α = {report.alpha:g} (Benjamini–Hochberg)")
+        parts.append(f"min effect {report.min_effect:g}")
+    parts.append(f"max error rate {report.max_error_rate:.0%}")
+    return ", ".join(parts)
+
+
+def _headline(report: DriftReport) -> tuple[str, str]:
+    if report.is_inconclusive:
+        return fmt.INCONCLUSIVE_ICON, f"Inconclusive: {fmt.INCONCLUSIVE_WORDS}"
+    icon = fmt.SEVERITY_ICONS[report.severity]
+    if not report.has_drift:
+        return icon, "No drift"
+    return icon, f"{report.severity.value.upper()} drift"
+
+
+def _single_sample_note(report: DriftReport) -> str | None:
+    if not report.single_sample or not report.comparisons:
+        return None
+    return (
+        "Single-sample verdict: each prompt was measured once on at least one side, so the "
+        "threshold rule decided and a change may be noise. Set `samples: 5` in canary.yaml "
+        "(or `--samples 5`) for a statistically tested verdict."
+    )
+
+
+def _regression_order(c: ProbeComparison) -> tuple[float, float, float, str, str]:
+    drop = c.current_pass_rate - c.baseline_pass_rate
+    p = c.p_adjusted if c.p_adjusted is not None else (c.p_value or 1.0)
+    return (c.score_delta, drop, p, c.probe_id, c.prompt_id)
+
+
+def build_report_view(
+    report: DriftReport,
+    *,
+    history: Sequence[TrendPoint | BaselineSnapshot] | None = None,
+    run_url: str | None = None,
+    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    report_location: str | None = None,
+    with_trend: bool = True,
+) -> ReportView:
+    """Prepare ``report`` for rendering (one pass over its comparisons)."""
+    names: dict[str, set[str]] = defaultdict(set)
+    probe_names: dict[str, tuple[str, str]] = {}
+    regressions, improvements, inconclusive, flaky = [], [], [], []
+    for c in report.comparisons:
+        names[c.probe_name].add(c.probe_id)
+        probe_names.setdefault(c.probe_id, (one_line(c.probe_name, 60), c.category.value))
+        if c.inconclusive:
+            inconclusive.append(c)
+        elif c.regression:
+            regressions.append(c)
+        elif c.improvement:
+            improvements.append(c)
+        if c.flaky:
+            flaky.append(c)
+    ambiguous = {name for name, ids in names.items() if len(ids) > 1}
+
+    def views(items: list[ProbeComparison], kind: str) -> list[PairView]:
+        return [
+            PairView(c, index=i, kind=kind, show_probe_id=c.probe_name in ambiguous)
+            for i, c in enumerate(items, 1)
+        ]
+
+    regressions.sort(key=_regression_order)
+    improvements.sort(key=lambda c: (-c.score_delta, c.probe_id, c.prompt_id))
+    groups: dict[str, list[PairView]] = defaultdict(list)
+    for pv in views(inconclusive, "inconclusive"):
+        groups[pv.error].append(pv)
+    ordered_groups = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    icon, headline = _headline(report)
+    changed = report.model_changed
+    return ReportView(
+        report=report,
+        marker=markdown_marker(report.suite_name, report.provider.model_id),
+        suite=one_line(report.suite_name, 120),
+        model=one_line(report.provider.model_id, 120),
+        verdict=report.verdict,
+        severity=report.severity.value,
+        icon=icon,
+        headline=headline,
+        summary=clean_text(report.summary),
+        baseline_score=fmt.score(report.overall_baseline_score),
+        current_score=fmt.score(report.overall_current_score),
+        score_delta=fmt.delta(report.overall_score_delta),
+        counts={
+            "regressions": len(regressions),
+            "improvements": len(improvements),
+            "stable": len(report.comparisons) - len(regressions) - len(improvements)
+            - len(inconclusive),
+            "inconclusive": len(inconclusive),
+            "flaky": len(flaky),
+        },
+        model_changed=one_line(changed, 400) if changed else None,
+        single_sample_note=_single_sample_note(report),
+        regressions=views(regressions, "regression"),
+        improvements=views(improvements, "improvement"),
+        inconclusive_groups=ordered_groups[:MAX_INCONCLUSIVE_GROUPS],
+        inconclusive_groups_hidden=max(len(ordered_groups) - MAX_INCONCLUSIVE_GROUPS, 0),
+        flaky=views(flaky, "flaky"),
+        usage=fmt.usage_rows(report.baseline_usage, report.current_usage),
+        thresholds=_thresholds(report),
+        promote_label=one_line(promote_label, 100),
+        run_url=run_url,
+        report_location=one_line(report_location, 300) if report_location else None,
+        trend=trend_for_report(report, history) if with_trend else [],
+        probe_names=probe_names,
+    )
