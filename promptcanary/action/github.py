@@ -6,6 +6,7 @@ refuses or fails, so the caller can keep the report and warn instead of crashing
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,11 +66,13 @@ class GitHubClient:
         repository: str,
         retries: int = 3,
         backoff_s: float = 1.0,
+        throttle: bool = True,
     ) -> GitHubClient:
         """A client for ``repository`` on the API at ``api_url`` (``GITHUB_API_URL``).
 
         5xx answers and rate-limit 403s are retried ``retries`` times with exponential backoff;
-        other refusals surface at once.
+        other refusals surface at once. ``throttle`` keeps PyGithub's pauses between requests
+        (GitHub's advice against secondary rate limits); tests turn it off.
         """
         from github import Auth, Github, GithubRetry
 
@@ -81,6 +84,8 @@ class GitHubClient:
             per_page=100,
             lazy=True,
             timeout=30,
+            **({} if throttle else {"seconds_between_requests": None,
+                                    "seconds_between_writes": None}),
         )
         return cls(gh, repository)
 
@@ -218,8 +223,13 @@ def _translate(what: str) -> Iterator[None]:
             hint=_hint_for(exc.status),
         ) from None
     except RequestException as exc:
+        # Retries used up on 5xx answers surface as a RetryError naming the last status.
+        found = re.search(r"too many (\d{3}) error", str(exc))
+        status = int(found.group(1)) if found else None
+        reason = f"HTTP {status} after retries" if status else type(exc).__name__
         raise GitHubError(
-            f"Could not reach GitHub to {what}: {type(exc).__name__}",
+            f"GitHub failed to {what}: {reason}",
+            status=status,
             hint="GitHub may be having an outage; the report is in the job summary.",
         ) from None
 

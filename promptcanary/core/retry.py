@@ -110,7 +110,9 @@ def error_type_for(error: BaseException) -> str:
     return "unknown"
 
 
-def parse_retry_after(headers: Mapping[str, Any] | None, *, now: datetime | None = None) -> float | None:
+def parse_retry_after(
+    headers: Mapping[str, Any] | None, *, now: datetime | None = None
+) -> float | None:
     """Seconds a provider asked us to wait, from ``retry-after-ms`` or ``Retry-After``.
 
     ``Retry-After`` may be a number of seconds or an HTTP date. Header names are matched

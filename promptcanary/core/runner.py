@@ -1,35 +1,54 @@
 """Concurrent execution of a suite: prompts x samples through a provider, probes on each response.
 
-Order of results is the suite's order (prompt, then sample, then probe), whatever order the
-responses arrive in. A provider error never stops the run: it is recorded on the response and the
-probe results of that response are marked errored.
+How a run goes:
+
+* Every (prompt, sample) pair is one job. A fixed pool of ``concurrency`` workers takes jobs in the
+  suite's order; an :class:`~promptcanary.core.ratelimit.AIMDLimiter` decides how many of them may
+  have a request in flight (fewer after a 429, more again after successes).
+* The very first request goes alone: if the credentials are refused, exactly one request was
+  made. Then the pool opens up.
+* Failed attempts are retried by :class:`~promptcanary.core.retry.RetryPolicy` (408/409/429/5xx,
+  timeouts, connection errors; never 400/401/403/404/422), honouring ``Retry-After``.
+* Probes run in worker threads as responses arrive; a probe that raises becomes a failed result,
+  one that hangs past ``probe_timeout`` an errored one. Neither blocks other requests.
+* A refused credential (401/403) stops the run: no further request is sent; the jobs left are
+  recorded as errored with one reason and :attr:`CanaryRunResult.aborted` says why. A spent
+  ``max_cost_usd`` budget does the same. :func:`abort_kind` tells which of the two happened.
+
+Results keep the suite's order (prompt, then sample, then probe), whatever order responses arrive in.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.core.models import (
-    CanaryPrompt,
-    CanaryRunResult,
-    LLMResponse,
-    ProbeResult,
-    ProviderConfig,
-)
-from promptcanary.errors import ProviderError, redact
+from promptcanary.core.execution import CURRENT_SAMPLE, RunExecution, probe_one
+from promptcanary.core.models import CanaryRunResult, ProviderConfig
+from promptcanary.core.retry import RetryPolicy
+from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
     from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
 
-#: Receives progress events: ("start", total) / ("done", n_done, n_errors).
+__all__ = [
+    "CURRENT_SAMPLE",
+    "ProgressCallback",
+    "RunOptions",
+    "abort_kind",
+    "arun_suite",
+    "effective_config",
+    "probe_one",
+    "run_suite",
+]
+
+#: Receives progress events ``(event, data)``: start, done, retry, end (see core/progress.py).
 ProgressCallback = Callable[[str, dict[str, Any]], None]
 
 
@@ -45,7 +64,27 @@ class RunOptions:
     samples: int = 1
     max_cost_usd: float | None = None
     timeout: float = 60.0
+    """Per-request timeout in seconds (each attempt)."""
     max_attempts: int = 4
+    """Attempts per request, retries included."""
+    retry_base_delay: float = 0.5
+    """Backoff scale in seconds (the n-th retry waits up to base * 2**(n-1), full jitter)."""
+    retry_max_delay: float = 30.0
+    """Cap of one backoff wait, in seconds."""
+    probe_timeout: float | None = 120.0
+    """A probe still running after this many seconds is recorded as errored (None: no limit)."""
+    adaptive: bool = True
+    """Lower the concurrency on 429 and raise it again after successes (AIMD)."""
+
+    def __post_init__(self) -> None:
+        for name, minimum in (("concurrency", 1), ("samples", 1), ("max_attempts", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < minimum:
+                raise ConfigError(f"must be an integer >= {minimum}, got {value!r}", field=name)
+        if self.max_cost_usd is not None and self.max_cost_usd <= 0:
+            raise ConfigError(f"must be > 0, got {self.max_cost_usd!r}", field="max_cost_usd")
+        if self.timeout <= 0:
+            raise ConfigError(f"must be > 0 seconds, got {self.timeout!r}", field="timeout")
 
     @classmethod
     def from_settings(cls, settings: SuiteSettings, **overrides: Any) -> RunOptions:
@@ -62,6 +101,14 @@ class RunOptions:
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy these options describe."""
+        return RetryPolicy(
+            max_attempts=self.max_attempts,
+            base_delay_s=self.retry_base_delay,
+            max_delay_s=self.retry_max_delay,
+        )
+
 
 def effective_config(provider: BaseLLMProvider, options: RunOptions) -> ProviderConfig:
     """The provider's config with the run's temperature / max_tokens / seed overrides applied."""
@@ -76,6 +123,21 @@ def effective_config(provider: BaseLLMProvider, options: RunOptions) -> Provider
     return cfg.model_copy(update=update) if update else cfg
 
 
+def abort_kind(result: CanaryRunResult) -> str | None:
+    """Why a run stopped early: ``"auth"``, ``"budget"``, ``"other"``, or None if it did not.
+
+    Derived from the stored responses, so it works on a run loaded from JSON too. The CLI maps
+    ``"auth"`` to exit code 3.
+    """
+    if not result.aborted:
+        return None
+    kinds = {r.error_type for r in result.llm_responses if r.error is not None}
+    for kind in ("auth", "budget"):
+        if kind in kinds:
+            return kind
+    return "other"
+
+
 def run_suite(
     suite: CanarySuite,
     provider: BaseLLMProvider,
@@ -85,27 +147,37 @@ def run_suite(
 ) -> CanaryRunResult:
     """Synchronous entry point: runs :func:`arun_suite` on a fresh event loop.
 
-    Works from inside a running event loop too (e.g. Jupyter) by using a helper thread.
+    Works from inside a running event loop too (e.g. Jupyter) by using a helper thread. Returns
+    the result even when the run was aborted (check ``result.aborted`` / :func:`abort_kind`).
     """
-    coro_factory = lambda: arun_suite(suite, provider, options, progress=progress)  # noqa: E731
+
+    async def main() -> CanaryRunResult:
+        # Custom providers without acomplete() run complete() in the loop's default executor;
+        # size it so the configured concurrency is really reached (the default is cpu + 4).
+        workers = max(options.concurrency, 4) + 4
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="promptcanary")
+        )
+        return await arun_suite(suite, provider, options, progress=progress)
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro_factory())
+        return asyncio.run(main())
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["result"] = asyncio.run(coro_factory())
+            box["result"] = asyncio.run(main())
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target)
+    thread = threading.Thread(target=target, name="promptcanary-run")
     thread.start()
     thread.join()
     if "error" in box:
         raise box["error"]
-    return box["result"]  # type: ignore[no-any-return]
+    return box["result"]
 
 
 async def arun_suite(
@@ -115,133 +187,16 @@ async def arun_suite(
     *,
     progress: ProgressCallback | None = None,
 ) -> CanaryRunResult:
-    """Run every prompt x sample concurrently and probe each response as it arrives."""
+    """Run every prompt x sample concurrently and probe each response as it arrives.
+
+    ``progress`` receives the run's events; when it is None and ``options.show_progress`` is
+    set, a default display is used (:func:`promptcanary.core.progress.make_progress`).
+    """
     config = effective_config(provider, options)
     if config != provider.config:
         provider = provider.with_config(config)
-    started = datetime.now(timezone.utc)
-    jobs = [(p, s) for p in suite.prompts for s in range(options.samples)]
-    semaphore = asyncio.Semaphore(max(1, options.concurrency))
-    if progress:
-        progress("start", {"total": len(jobs)})
-    done = 0
-    errors = 0
+    if progress is None and options.show_progress:
+        from promptcanary.core.progress import make_progress
 
-    async def one(prompt: CanaryPrompt, sample: int) -> tuple[LLMResponse, list[ProbeResult]]:
-        nonlocal done, errors
-        async with semaphore:
-            response = await _call(provider, suite, prompt, sample, config, options)
-        results = await asyncio.to_thread(_probe_all, suite, prompt, response)
-        done += 1
-        errors += response.error is not None
-        if progress:
-            progress("done", {"done": done, "errors": errors, "total": len(jobs)})
-        return response, results
-
-    outcomes = await asyncio.gather(*(one(p, s) for p, s in jobs))
-    result = CanaryRunResult(
-        suite_name=suite.name,
-        provider=config,
-        started_at=started,
-        probes=[probe.spec(pid) for probe, pid in zip(suite.probes, suite.probe_ids)],
-        prompts=list(suite.prompts),
-        samples=options.samples,
-    )
-    for response, results in outcomes:
-        result.llm_responses.append(response)
-        result.probe_results.extend(results)
-    result.finished_at = datetime.now(timezone.utc)
-    return result
-
-
-async def _call(
-    provider: BaseLLMProvider,
-    suite: CanarySuite,
-    prompt: CanaryPrompt,
-    sample: int,
-    config: ProviderConfig,
-    options: RunOptions,
-) -> LLMResponse:
-    t0 = time.perf_counter()
-    try:
-        response = await asyncio.wait_for(
-            provider.acomplete(prompt, system_prompt=suite.system_prompt_for(prompt)),
-            timeout=options.timeout,
-        )
-    except ProviderError as exc:
-        return _errored(prompt, sample, config, str(exc), exc.status_code, "provider")
-    except asyncio.TimeoutError:
-        return _errored(prompt, sample, config, f"timed out after {options.timeout:g}s",
-                        None, "timeout")
-    except Exception as exc:  # a custom provider that raises something else
-        return _errored(prompt, sample, config, f"{type(exc).__name__}: {exc}", None, "unknown")
-    update: dict[str, Any] = {"sample": sample, "prompt_id": prompt.id}
-    if response.latency_ms is None:
-        update["latency_ms"] = round((time.perf_counter() - t0) * 1000, 2)
-    return response.model_copy(update=update)
-
-
-def _errored(
-    prompt: CanaryPrompt,
-    sample: int,
-    config: ProviderConfig,
-    message: str,
-    status: int | None,
-    kind: str,
-) -> LLMResponse:
-    return LLMResponse(
-        prompt_id=prompt.id,
-        provider_model_id=config.model_id,
-        sample=sample,
-        error=redact(message),
-        error_status=status,
-        error_type=kind,
-    )
-
-
-def _probe_all(
-    suite: CanarySuite, prompt: CanaryPrompt, response: LLMResponse
-) -> list[ProbeResult]:
-    return [
-        probe_one(probe, pid, prompt, response)
-        for probe, pid in zip(suite.probes, suite.probe_ids)
-    ]
-
-
-def probe_one(probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
-    """Run one probe on one response; never raises.
-
-    An errored response yields an errored result (nothing to judge); a probe that raises yields a
-    failed result naming the exception. The result carries the suite's id for the probe and the
-    response's sample index, whatever the probe itself put there.
-    """
-    if response.error is not None:
-        return ProbeResult(
-            probe_id=probe_id,
-            probe_name=probe.name,
-            category=probe.category,
-            prompt_id=prompt.id,
-            passed=False,
-            score=0.0,
-            details=f"Not measured: the provider call failed ({response.error})",
-            sample=response.sample,
-            errored=True,
-        )
-    try:
-        result = probe.evaluate(prompt, response)
-        if not isinstance(result, ProbeResult):
-            raise TypeError(f"evaluate() returned {type(result).__name__}, not ProbeResult")
-    except Exception as exc:
-        return ProbeResult(
-            probe_id=probe_id,
-            probe_name=probe.name,
-            category=probe.category,
-            prompt_id=prompt.id,
-            passed=False,
-            score=0.0,
-            details=f"Probe raised an exception: {type(exc).__name__}: {exc}",
-            sample=response.sample,
-        )
-    return result.model_copy(
-        update={"probe_id": probe_id, "prompt_id": prompt.id, "sample": response.sample}
-    )
+        progress = make_progress()
+    return await RunExecution(suite, provider, config, options, progress).execute()

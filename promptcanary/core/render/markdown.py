@@ -1,0 +1,289 @@
+"""GitHub-flavoured Markdown for a drift report: the PR comment, the job summary, ``--output-md``.
+
+The document is built from pieces; optional pieces are admitted by priority into the size budget
+(:mod:`.budget`): the top regressions with their details first, then inconclusive and flaky
+lists, the remaining regression rows, their details, improvements, and diffs last. Whatever was
+left out is named in a note that says where the full report is.
+
+Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fences
+(:func:`~.safety.md_fence`) or escaped prose/HTML (:func:`~.safety.md_text`,
+:func:`~.safety.html_text`).
+"""
+
+from __future__ import annotations
+
+from promptcanary.core.render import fmt
+from promptcanary.core.render.budget import NOTE_RESERVE, Budget, check_budget, hard_cut
+from promptcanary.core.render.context import PairView, ReportView
+from promptcanary.core.render.safety import (
+    html_text,
+    md_code,
+    md_fence,
+    md_text,
+    neutralise_commands,
+    safe_url,
+)
+
+#: Regressions whose row and details outrank every other optional piece.
+TOP_REGRESSIONS = 10
+#: Flaky pairs listed at most.
+MAX_FLAKY_LINES = 50
+
+_REG_TABLE_HEAD = (
+    "| # | Probe | Category | Prompt | Score | Δ | {evidence}Reason |\n"
+    "|--:|---|---|---|---|--:|{evidence_rule}---|"
+)
+_IMP_TABLE_HEAD = "| # | Probe | Category | Prompt | Score | Δ |\n|--:|---|---|---|---|--:|"
+
+
+def _header(view: ReportView) -> str:
+    counts = view.counts
+    lines = [
+        view.marker,
+        f"## {view.icon} PromptCanary: {view.headline}",
+        "",
+        f"**Suite** {md_code(view.suite, 120)} · **Model** {md_code(view.model, 120)} · "
+        f"**Baseline** {md_code(view.report.baseline_snapshot_id[:8], 20)} from "
+        f"{view.report.baseline_created_at:%Y-%m-%d %H:%M} UTC",
+        "",
+        f"**Overall score** {view.baseline_score} → {view.current_score} ({view.score_delta}) · "
+        f"**{counts['regressions']:,}** regressions · **{counts['improvements']:,}** improvements "
+        f"· **{counts['stable']:,}** stable · **{counts['inconclusive']:,}** inconclusive"
+        + (f" · {counts['flaky']:,} flaky" if counts["flaky"] else ""),
+    ]
+    if view.inconclusive:
+        lines += [
+            "",
+            f"> **{fmt.INCONCLUSIVE_ICON} This run {fmt.INCONCLUSIVE_WORDS}.** "
+            + md_text(view.summary, 600),
+        ]
+    if view.model_changed:
+        lines += ["", f"> ⚠️ **Model identity changed.** {md_text(view.model_changed, 400)}"]
+    if view.single_sample_note:
+        lines += ["", f"> ℹ️ {view.single_sample_note}"]
+    return "\n".join(lines)
+
+
+def _row(pv: PairView, *, with_evidence: bool) -> str:
+    probe = md_code(pv.probe, 80) + (" ⚠️ flaky" if pv.flaky else "")
+    cells = [
+        str(pv.index),
+        probe,
+        pv.category,
+        md_code(pv.prompt_line, 60),
+        pv.scores,
+        pv.delta,
+    ]
+    if with_evidence:
+        cells.append(pv.evidence)
+    if pv.kind == "regression":
+        cells.append(md_code(pv.reason, 120))
+    return "| " + " | ".join(cells) + " |"
+
+
+def _side(title: str, score: float, passed: bool, details: str, response: str) -> list[str]:
+    state = "passed" if passed else "failed"
+    head = f"**{title}** · score {fmt.score(score)} · {state}"
+    if details:
+        head += f" · {md_code(details, 200)}"
+    body = md_fence(response) if response else "_(no response recorded)_"
+    return [head, "", body, ""]
+
+
+def _details(pv: PairView, *, with_diff: bool) -> str:
+    c = pv.c
+    summary = html_text(
+        f"{pv.index}. {pv.probe} · prompt {pv.prompt_id} · {pv.scores} ({pv.delta})", 240
+    )
+    lines = [f"<details><summary>{summary}</summary>", ""]
+    lines += [f"**Prompt** {md_code(pv.prompt_id, 60)}", ""]
+    lines += [md_fence(pv.prompt) if pv.prompt else "_(prompt text not recorded)_", ""]
+    lines += _side(
+        "Baseline", c.baseline_score, c.baseline_passed, pv.baseline_details, pv.baseline_response
+    )
+    lines += _side(
+        "Current", c.current_score, c.current_passed, pv.current_details, pv.current_response
+    )
+    if with_diff and pv.diff:
+        lines += ["**Diff** (baseline → current)", "", md_fence(pv.diff, "diff"), ""]
+    evidence = f"**Evidence:** {pv.evidence} · {pv.method}"
+    if pv.flaky:
+        evidence += f" · ⚠️ {pv.flaky}"
+    lines += [evidence, "", "</details>"]
+    return "\n".join(lines)
+
+
+def _inconclusive_lines(view: ReportView) -> list[str]:
+    lines = []
+    for error, pairs in view.inconclusive_groups:
+        shown = ", ".join(md_code(f"{p.probe_id}/{p.prompt_id}", 80) for p in pairs[:5])
+        more = f" and {len(pairs) - 5:,} more" if len(pairs) > 5 else ""
+        lines.append(f"- {len(pairs):,} × {md_code(error, 300)} — {shown}{more}")
+    if view.inconclusive_groups_hidden:
+        lines.append(f"- … {view.inconclusive_groups_hidden:,} other errors (see the JSON report)")
+    return lines
+
+
+def _flaky_lines(view: ReportView) -> list[str]:
+    return [
+        f"- {md_code(p.probe, 80)} on {md_code(p.prompt_id, 60)}: "
+        f"{p.flaky} → current {p.c.current_pass_count}/{p.c.current_samples}"
+        for p in view.flaky[:MAX_FLAKY_LINES]
+    ]
+
+
+def _location(view: ReportView) -> str:
+    url = safe_url(view.run_url)
+    if view.report_location:
+        return md_text(view.report_location, 300)
+    if url:
+        return f"the [workflow run]({url}) (job summary and report files)"
+    return "the HTML and JSON reports (`--output-html`, `--output-json`)"
+
+
+def _footer(view: ReportView) -> str:
+    label = md_code(view.promote_label, 100)
+    parts = [
+        "---",
+        f"<sub>To accept this change as the new baseline, add the label {label} to this pull "
+        "request (or run `promptcanary run --save-baseline` and commit the file). "
+        f"Thresholds: {view.thresholds}.",
+    ]
+    url = safe_url(view.run_url)
+    if url:
+        parts[-1] += f" [Workflow run]({url})."
+    parts[-1] += "</sub>"
+    return "\n".join(parts)
+
+
+_CUT_WORDS = {
+    "regression rows": "regression rows",
+    "regression details": "regression details",
+    "improvements": "improvements",
+    "diffs": "diffs",
+    "inconclusive groups": "inconclusive error groups",
+    "flaky": "flaky pairs",
+}
+
+
+def _cut_note(view: ReportView, budget: Budget, limit: int) -> str:
+    what = ", ".join(
+        f"{budget.cut[key]:,} {words}" for key, words in _CUT_WORDS.items() if budget.cut[key]
+    )
+    return (
+        f"> ✂️ **Shortened to fit {limit:,} characters:** left out {what}. "
+        f"The full report is in {_location(view)}."
+    )
+
+
+def render_markdown(view: ReportView, *, budget: int) -> str:
+    """The drift report as Markdown of at most ``budget`` characters."""
+    check_budget(budget)
+    header = neutralise_commands(_header(view))
+    footer = _footer(view)
+    stable = f"**Stable:** {view.counts['stable']:,} pairs unchanged."
+    usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
+    fixed = [header, stable, usage, footer]
+    b = Budget(budget - sum(len(p) + 2 for p in fixed) - NOTE_RESERVE)
+
+    regs = view.regressions
+    with_evidence = not view.report.single_sample
+    head = _REG_TABLE_HEAD.format(
+        evidence="Evidence | " if with_evidence else "",
+        evidence_rule="---|" if with_evidence else "",
+    )
+    rows: list[str] = []  # built lazily: only rows that fit are ever formatted
+
+    def row(i: int) -> str:
+        while len(rows) <= i:
+            rows.append(_row(regs[len(rows)], with_evidence=with_evidence))
+        return rows[i]
+
+    details: dict[int, str] = {}
+
+    # Tier 1: the worst regressions, row and details together.
+    n_rows = 0
+    if regs and b.take(len(head) + 40):
+        for i in range(min(TOP_REGRESSIONS, len(regs))):
+            block = _details(regs[i], with_diff=False)
+            if not b.take(len(row(i)) + len(block) + 2):
+                break
+            details[i] = block
+            n_rows += 1
+    # Tier 2: inconclusive groups, flaky pairs.
+    inc_lines = _inconclusive_lines(view)
+    n_inc = b.take_prefix(
+        (len(x) + 1 for x in inc_lines), what="inconclusive groups", total=len(inc_lines)
+    )
+    flaky_lines = _flaky_lines(view)
+    n_flaky = b.take_prefix((len(x) + 1 for x in flaky_lines), what="flaky", total=len(view.flaky))
+    # Tier 3: remaining rows, then remaining details.
+    n_rows += b.take_prefix(
+        (len(row(i)) + 1 for i in range(n_rows, len(regs))),
+        what="regression rows",
+        total=len(regs) - n_rows,
+    )
+    for i in range(len(details), n_rows):
+        block = _details(regs[i], with_diff=False)
+        if not b.take(len(block) + 2):
+            break
+        details[i] = block
+    b.cut["regression details"] += len(regs) - len(details)
+    # Tier 4: improvements (a collapsed table).
+    imps = view.improvements
+    imp_rows: list[str] = []
+    if imps and b.take(len(_IMP_TABLE_HEAD) + 120):
+        for pv in imps:
+            imp_row = _row(pv, with_evidence=False)
+            if not b.take(len(imp_row) + 1):
+                break
+            imp_rows.append(imp_row)
+    b.cut["improvements"] += len(imps) - len(imp_rows)
+    # Tier 5: diffs, worst regression first.
+    for i in sorted(details):
+        if not regs[i].diff:
+            continue
+        with_diff = _details(regs[i], with_diff=True)
+        if not b.take(len(with_diff) - len(details[i])):
+            b.cut["diffs"] += sum(1 for j in details if j >= i and regs[j].diff)
+            break
+        details[i] = with_diff
+
+    out = [header]
+    if regs:
+        out += [f"### Regressions ({len(regs):,}, worst first)", "", head, *rows[:n_rows]]
+        if n_rows < len(regs):
+            out.append(f"\n_{len(regs) - n_rows:,} more regressions not listed (see below)._")
+        out += ["", *(details[i] + "\n" for i in sorted(details))]
+    if imps:
+        out += [f"<details><summary>Improvements ({len(imps):,})</summary>", ""]
+        if imp_rows:
+            out += [_IMP_TABLE_HEAD, *imp_rows]
+        if len(imp_rows) < len(imps):
+            out.append(f"\n_{len(imps) - len(imp_rows):,} improvements not listed._")
+        out += ["", "</details>", ""]
+    if view.inconclusive_groups:
+        out += [
+            f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",
+            "",
+            *inc_lines[:n_inc],
+            "",
+        ]
+    if view.flaky:
+        out += [
+            f"### Flaky baselines ({len(view.flaky):,})",
+            "",
+            "The baseline itself passed only sometimes on these pairs; treat changes with care.",
+            "",
+            *flaky_lines[:n_flaky],
+            "",
+        ]
+    out += [stable, ""]
+    if usage:
+        out += [usage, ""]
+    if b.cut.total():
+        out += [_cut_note(view, b, budget), ""]
+    out.append(footer)
+    text = "\n".join(out) + "\n"
+    # The budget arithmetic above is exact up to separators; this is the guarantee.
+    return hard_cut(text, budget, _cut_note(view, b, budget))

@@ -1,0 +1,297 @@
+"""The significance tests behind multi-sample verdicts, and the power calculation behind ``plan``.
+
+* :func:`fisher_p` — one-sided Fisher's exact test on pass counts (scipy's hypergeometric tail,
+  which is exactly what ``scipy.stats.fisher_exact(..., alternative=...)`` computes), cached per
+  table: with a handful of samples there are only a few dozen distinct tables.
+* :func:`mann_whitney_p` — one-sided Mann–Whitney U on score samples. Small samples (up to
+  :data:`EXACT_MW_MAX` values in all) get the exact permutation distribution of the rank sum
+  *with ties*, computed by counting; larger ones use ``scipy.stats.mannwhitneyu`` (normal
+  approximation with tie and continuity correction). Why not scipy everywhere: for tied small
+  samples scipy's default is the normal approximation, which is anti-conservative (3 × 1.0 against
+  3 × 0.5 gives p = 0.023, below the smallest exact p-value 1/20 = 0.05), and scipy's exact
+  permutation method costs milliseconds per pair. The counting gives the same numbers as
+  ``mannwhitneyu(..., method=PermutationMethod())`` — the tests check it.
+* :func:`bh_adjust` — Benjamini–Hochberg (``scipy.stats.false_discovery_control``).
+* :func:`fisher_power` / :func:`samples_needed` — exact power of the one-sided Fisher rule by
+  enumerating every pair of binomial outcomes, no normal approximation.
+
+scipy and numpy are imported inside the functions: scipy.stats takes about a second to import, and
+single-sample comparisons and the CLI's start-up must not pay for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Literal
+
+from promptcanary.errors import ConfigError
+
+#: Which way a one-sided test looks: "drop" = the current run is worse than the baseline.
+Direction = Literal["drop", "gain"]
+
+#: Largest total sample count (baseline + current) for the exact Mann–Whitney distribution.
+EXACT_MW_MAX = 60
+
+#: Largest samples-per-prompt :func:`samples_needed` will consider.
+MAX_PLANNED_SAMPLES = 5000
+
+# Probability mass below which binomial outcomes are left out of the power enumeration.
+_PMF_CUTOFF = 1e-12
+
+
+# ── Fisher's exact test ──────────────────────────────────────────────────────────────────────
+
+
+def fisher_p(
+    b_pass: int, b_n: int, c_pass: int, c_n: int, *, direction: Direction = "drop"
+) -> float:
+    """One-sided Fisher's exact p-value for the pass counts of two sides.
+
+    ``direction="drop"`` tests whether the current pass rate is lower than the baseline's
+    (``fisher_exact([[b_pass, b_fail], [c_pass, c_fail]], alternative="greater")``);
+    ``"gain"`` tests the opposite. A side without samples gives p = 1.
+    """
+    if not (0 <= b_pass <= b_n and 0 <= c_pass <= c_n):
+        raise ValueError(f"pass counts out of range: {b_pass}/{b_n} vs {c_pass}/{c_n}")
+    if b_n == 0 or c_n == 0:
+        return 1.0
+    return _fisher(b_pass, b_n, c_pass, c_n, direction == "drop")
+
+
+@lru_cache(maxsize=65536)
+def _fisher(b_pass: int, b_n: int, c_pass: int, c_n: int, drop: bool) -> float:
+    from scipy.stats import hypergeom
+
+    # Given both margins, the baseline's pass count X is hypergeometric: drawing b_n samples from
+    # b_n + c_n of which b_pass + c_pass passed. A drop is a surprisingly large X.
+    total, passes = b_n + c_n, b_pass + c_pass
+    if drop:
+        p = hypergeom.sf(b_pass - 1, total, passes, b_n)
+    else:
+        p = hypergeom.cdf(b_pass, total, passes, b_n)
+    return _clip(float(p))
+
+
+# ── Mann–Whitney U ───────────────────────────────────────────────────────────────────────────
+
+
+def mann_whitney_p(
+    baseline: Sequence[float], current: Sequence[float], *, direction: Direction = "drop"
+) -> float:
+    """One-sided Mann–Whitney U p-value for two score samples.
+
+    ``direction="drop"`` tests whether current scores tend to be lower than the baseline's. An
+    empty side, or samples that are all the same value, give p = 1 (nothing differs).
+    """
+    return _mann_whitney(tuple(sorted(baseline)), tuple(sorted(current)), direction == "drop")
+
+
+@lru_cache(maxsize=65536)
+def _mann_whitney(b: tuple[float, ...], c: tuple[float, ...], drop: bool) -> float:
+    if not b or not c:
+        return 1.0
+    values = b + c
+    if min(values) == max(values):
+        return 1.0
+    if len(values) <= EXACT_MW_MAX:
+        ranks = _doubled_midranks(values)
+        observed = sum(ranks[: len(b)])
+        upper, lower = _rank_sum_tails(tuple(sorted(ranks)), len(b), observed)
+        return _clip(upper if drop else lower)
+    from scipy.stats import mannwhitneyu
+
+    # "greater": the baseline's scores are stochastically larger, i.e. the current run dropped.
+    result = mannwhitneyu(b, c, alternative="greater" if drop else "less", method="asymptotic")
+    return _clip(float(result.pvalue))
+
+
+def _doubled_midranks(values: Sequence[float]) -> list[int]:
+    """Midranks (1-based, ties share their average rank), doubled so they are integers."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        doubled = (i + 1) + (j + 1)  # twice the average of ranks i+1 .. j+1
+        for k in range(i, j + 1):
+            ranks[order[k]] = doubled
+        i = j + 1
+    return ranks
+
+
+def _rank_sum_tails(ranks: tuple[int, ...], n_b: int, observed: int) -> tuple[float, float]:
+    """P(R >= observed) and P(R <= observed) for the sum R of n_b ranks drawn without replacement."""
+    counts = _rank_sum_distribution(ranks, n_b)
+    total = math.comb(len(ranks), n_b)
+    upper = float(counts[observed:].sum()) / total
+    lower = float(counts[: observed + 1].sum()) / total
+    return upper, lower
+
+
+@lru_cache(maxsize=4096)
+def _rank_sum_distribution(ranks: tuple[int, ...], n_b: int):  # type: ignore[no-untyped-def]
+    """How many n_b-subsets of ``ranks`` have each possible sum (index = sum).
+
+    Depends only on the tie pattern, so a few cached tables serve many pairs.
+    """
+    import numpy as np
+
+    top = sum(ranks)
+    # ways[k, s]: subsets of the ranks seen so far with k members summing to s. Counts stay below
+    # C(60, 30) ≈ 1.2e17, exact in float64 up to 2**53 ≈ 9e15; the rare larger totals lose only
+    # relative precision ~1e-16, far below anything a p-value needs.
+    ways = np.zeros((n_b + 1, top + 1))
+    ways[0, 0] = 1.0
+    for r in ranks:
+        ways[1:, r:] = ways[1:, r:] + ways[:-1, : top + 1 - r]
+    return ways[n_b]
+
+
+# ── Multiple comparisons ─────────────────────────────────────────────────────────────────────
+
+
+def bh_adjust(p_values: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (same order); compare them with ``alpha``."""
+    if not p_values:
+        return []
+    from scipy.stats import false_discovery_control
+
+    adjusted = false_discovery_control([_clip(p) for p in p_values], method="bh")
+    return [_clip(float(p)) for p in adjusted]
+
+
+# ── Power and sample size ────────────────────────────────────────────────────────────────────
+
+
+def fisher_power(
+    samples: int,
+    *,
+    baseline_rate: float,
+    effect: float,
+    alpha: float = 0.05,
+    min_effect: float = 0.1,
+) -> float:
+    """Probability that the multi-sample rule flags a real drop, for one pair.
+
+    Both sides have ``samples`` samples; the baseline passes with probability ``baseline_rate``,
+    the current run with ``baseline_rate - effect``. The pair is flagged when the one-sided Fisher
+    p-value is at most ``alpha`` and the observed drop in pass rate is at least ``min_effect``.
+    Computed exactly, by summing over every outcome (outcomes rarer than 1e-12 are left out).
+    """
+    _check_rates(baseline_rate=baseline_rate, effect=effect, alpha=alpha)
+    if samples < 2:
+        return 0.0
+    import numpy as np
+    from scipy.stats import binom, hypergeom
+
+    n = samples
+    p_base, p_cur = baseline_rate, baseline_rate - effect
+    b = _likely_counts(n, p_base)
+    c = _likely_counts(n, p_cur)
+    bb, cc = np.meshgrid(b, c, indexing="ij")
+    p_values = hypergeom.sf(bb - 1, 2 * n, bb + cc, n)
+    flagged = (p_values <= alpha) & ((bb - cc) >= min_effect * n - 1e-9)
+    weights = np.outer(binom.pmf(b, n, p_base), binom.pmf(c, n, p_cur))
+    return float(min(1.0, (weights * flagged).sum()))
+
+
+def _likely_counts(n: int, p: float):  # type: ignore[no-untyped-def]
+    """The pass counts out of n that have non-negligible probability."""
+    import numpy as np
+    from scipy.stats import binom
+
+    lo = int(binom.ppf(_PMF_CUTOFF, n, p)) if 0 < p < 1 else round(n * p)
+    hi = int(binom.isf(_PMF_CUTOFF, n, p)) + 1 if 0 < p < 1 else round(n * p)
+    return np.arange(max(0, lo - 1), min(n, hi) + 1)
+
+
+def samples_needed(
+    effect: float,
+    *,
+    baseline_rate: float = 0.9,
+    alpha: float = 0.05,
+    power: float = 0.95,
+    min_effect: float = 0.1,
+    max_samples: int = MAX_PLANNED_SAMPLES,
+) -> tuple[int, float]:
+    """Smallest samples-per-prompt at which :func:`fisher_power` reaches ``power``.
+
+    Returns ``(samples, achieved_power)``. Power of an exact test on counts is not monotone in the
+    sample size (it saw-tooths), so this is the first size that reaches the target.
+
+    Raises:
+        ConfigError: a value out of range, an effect below ``min_effect`` (such a drop is never
+            reported, whatever the sample size), or more than ``max_samples`` needed.
+    """
+    _check_rates(baseline_rate=baseline_rate, effect=effect, alpha=alpha)
+    if not 0 < power < 1:
+        raise ConfigError(f"power must be between 0 and 1 (exclusive), got {power}", field="power")
+    if effect < min_effect - 1e-9:
+        raise ConfigError(
+            f"effect {effect:g} is smaller than min_effect {min_effect:g}: drops that small are "
+            "never reported, whatever the number of samples",
+            field="effect",
+            hint="Raise --effect, or lower min_effect in canary.yaml.",
+        )
+
+    def reaches(n: int) -> float | None:
+        achieved = fisher_power(
+            n, baseline_rate=baseline_rate, effect=effect, alpha=alpha, min_effect=min_effect
+        )
+        return achieved if achieved >= power else None
+
+    # Jump ahead in strides sized from a rough normal estimate, then walk back over the last
+    # stride: the exact power decides, the estimate only saves work for tiny effects.
+    guess = _normal_estimate(effect, baseline_rate=baseline_rate, alpha=alpha, power=power)
+    stride = max(1, guess // 40)
+    previous, n = 1, 2
+    while n <= max_samples:
+        if reaches(n) is not None:
+            for m in range(previous + 1, n + 1):
+                achieved = reaches(m)
+                if achieved is not None:
+                    return m, achieved
+        previous, n = n, n + stride
+    raise ConfigError(
+        f"detecting a drop of {effect:g} from a pass rate of {baseline_rate:g} at power "
+        f"{power:g} needs more than {max_samples} samples per prompt",
+        field="effect",
+        hint="Plan for a larger effect or a lower power.",
+    )
+
+
+def _normal_estimate(effect: float, *, baseline_rate: float, alpha: float, power: float) -> int:
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf
+    p1, p2 = baseline_rate, baseline_rate - effect
+    mean = (p1 + p2) / 2
+    spread = z(1 - alpha) * math.sqrt(2 * mean * (1 - mean)) + z(power) * math.sqrt(
+        p1 * (1 - p1) + p2 * (1 - p2)
+    )
+    return max(2, math.ceil((spread / effect) ** 2))
+
+
+def _check_rates(*, baseline_rate: float, effect: float, alpha: float) -> None:
+    if not 0 < baseline_rate <= 1:
+        raise ConfigError(
+            f"baseline rate must be in (0, 1], got {baseline_rate}", field="baseline_rate"
+        )
+    if not 0 < effect <= baseline_rate:
+        raise ConfigError(
+            f"effect must be a drop in pass rate between 0 and the baseline rate "
+            f"{baseline_rate:g}, got {effect}",
+            field="effect",
+        )
+    if not 0 < alpha < 1:
+        raise ConfigError(f"alpha must be between 0 and 1 (exclusive), got {alpha}", field="alpha")
+
+
+def _clip(p: float) -> float:
+    if math.isnan(p):
+        return 1.0
+    return min(1.0, max(0.0, p))

@@ -1,0 +1,174 @@
+"""The CLI through its real entry point (a subprocess running the `promptcanary` console script)
+against the loopback OpenAI-compatible server: exit codes, messages, files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
+
+SUITE = """\
+name: cli-suite
+probes:
+  - json_validity
+  - type: keyword_presence
+    required_keywords: ["Paris"]
+prompts:
+  - "Capital of France as JSON"
+  - "Another JSON question about Paris"
+"""
+
+
+def cli_path() -> str:
+    found = shutil.which("promptcanary", path=str(Path(sys.executable).parent))
+    assert found, "the promptcanary console script is not installed next to this Python"
+    return found
+
+
+def pc(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-test-cli-key-123",
+                "COLUMNS": "100", "NO_COLOR": "1"})
+    env.update(env_extra or {})
+    return subprocess.run([cli_path(), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    return tmp_path
+
+
+def assert_no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+
+
+def test_help_and_version(tmp_path: Path) -> None:
+    proc = pc("--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    for command in ("init", "run", "compare", "baselines", "report", "version"):
+        assert command in proc.stdout
+    proc = pc("version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("promptcanary ")
+
+
+def test_config_error_is_one_message_exit_2(project: Path) -> None:
+    (project / "bad.yaml").write_text("name: x\nprobes:\n  - type: jsn_validity\nprompts: [a]\n")
+    proc = pc("run", "-c", "bad.yaml", "-p", "openai/x", cwd=project)
+    assert proc.returncode == 2
+    assert "bad.yaml:3" in proc.stderr and "probes[0].type" in proc.stderr
+    assert_no_traceback(proc)
+
+
+def test_unknown_option_is_usage_error(project: Path) -> None:
+    proc = pc("run", "--no-such-flag", cwd=project)
+    assert proc.returncode == 2
+    assert_no_traceback(proc)
+
+
+def test_run_save_compare_drift_and_gate(project: Path) -> None:
+    answers: dict[str, str] = {}
+
+    def reply(request: dict[str, Any]) -> Reply | str:
+        return answers.get(last_user_text(request), '{"city": "Paris"}')
+
+    with FakeLLMServer(reply) as server:
+        base = ["-p", "openai/fake", "--api-base", server.base_url, "--no-progress"]
+        proc = pc("run", "-c", "canary.yaml", *base, "--save-baseline", "-o", "run1.json",
+                  cwd=project)
+        assert proc.returncode == 0, proc.stderr
+        assert "Saved baseline" in proc.stderr
+        saved = list((project / "baselines").glob("cli-suite__openai-fake__*.json"))
+        assert len(saved) == 1
+        assert "sk-test-cli-key-123" not in saved[0].read_text()
+        run1 = json.loads((project / "run1.json").read_text())
+        assert len(run1["probe_results"]) == 4
+
+        proc = pc("compare", "-c", "canary.yaml", *base, "--fail-on-severity", "medium",
+                  "--output-json", "drift.json", cwd=project)
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        drift = json.loads((project / "drift.json").read_text())
+        assert not any(c["regression"] for c in drift["comparisons"])
+
+        answers["Capital of France as JSON"] = "Paris, obviously."
+        proc = pc("compare", "-c", "canary.yaml", *base, "--fail-on-severity", "medium",
+                  "--output-md", "drift.md", "--save-run", "run2.json", cwd=project)
+        assert proc.returncode == 1, proc.stderr + proc.stdout
+        assert (project / "drift.md").read_text().startswith("<!--")
+        # Without a gate the same drift exits 0; with --fail-on-drift it exits 1.
+        proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", cwd=project)
+        assert proc.returncode == 0, proc.stderr
+        proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", "--fail-on-drift",
+                  cwd=project)
+        assert proc.returncode == 1
+        proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", "--quiet",
+                  "--fail-on-severity", "critical", cwd=project)
+        assert proc.returncode == 1
+        assert len(proc.stdout.strip().splitlines()) == 1
+
+    proc = pc("report", "run2.json", "--format", "markdown", cwd=project)
+    assert proc.returncode == 0 and proc.stdout.strip()
+    proc = pc("report", "drift.json", "--format", "html", "-o", "drift.html", cwd=project)
+    assert proc.returncode == 0
+    assert "<html" in (project / "drift.html").read_text().lower()
+    proc = pc("report", "drift.json", "--format", "pdf", cwd=project)
+    assert proc.returncode == 2
+
+    proc = pc("baselines", "list", "--baseline-dir", "baselines", cwd=project)
+    assert proc.returncode == 0 and "cli-suite" in proc.stdout
+    snapshot_id = json.loads(saved[0].read_text())["snapshot_id"]
+    proc = pc("baselines", "show", snapshot_id[:8], "--baseline-dir", "baselines", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    proc = pc("baselines", "delete", snapshot_id, "--baseline-dir", "baselines", "--yes",
+              cwd=project)
+    assert proc.returncode == 0
+    assert not list((project / "baselines").glob("*.json"))
+
+
+def test_no_baseline_exits_3(project: Path) -> None:
+    with FakeLLMServer(lambda r: '{"city": "Paris"}') as server:
+        proc = pc("compare", "-c", "canary.yaml", "-p", "openai/fake", "--api-base",
+                  server.base_url, "--no-progress", cwd=project)
+    assert proc.returncode == 3
+    assert "No baseline" in proc.stderr
+    assert_no_traceback(proc)
+
+
+def test_auth_failure_exits_3_with_one_message_and_no_secret(project: Path) -> None:
+    with FakeLLMServer(lambda r: Reply(status=401, error_message="Incorrect API key provided: "
+                                       "sk-test-cli-key-123")) as server:
+        proc = pc("run", "-c", "canary.yaml", "-p", "openai/fake", "--api-base", server.base_url,
+                  "--no-progress", cwd=project)
+        assert len(server.requests) <= 2
+    assert proc.returncode == 3
+    assert "sk-test-cli-key-123" not in proc.stderr + proc.stdout
+    assert_no_traceback(proc)
+
+
+def test_corrupt_run_file_is_input_error(project: Path) -> None:
+    (project / "broken.json").write_text('{"suite_name": 3}')
+    proc = pc("compare", "--current", "broken.json", cwd=project)
+    assert proc.returncode == 2
+    assert "broken.json" in proc.stderr
+    assert_no_traceback(proc)
+
+
+def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    proc = pc("init", "demo", cwd=tmp_path)
+    assert proc.returncode == 0
+    for name in ("canary.yaml", ".env.example", ".github/workflows/promptcanary.yml",
+                 "baselines/.gitkeep"):
+        assert (tmp_path / name).exists(), name
+    proc = pc("init", "demo", cwd=tmp_path)
+    assert proc.returncode == 2 and "--force" in proc.stderr
+    assert pc("init", "demo", "--force", cwd=tmp_path).returncode == 0
