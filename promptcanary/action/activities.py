@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from promptcanary.action.settings import ActionConfig, GitHubContext
+from promptcanary.core.render.safety import md_code
 from promptcanary.errors import ConfigError
 
 Activity = Literal["check", "promote", "watch", "skip"]
@@ -50,8 +51,8 @@ def decide(config: ActionConfig, context: GitHubContext) -> Plan:
             return Plan(
                 "skip",
                 reason=(
-                    f"The pull request was labeled `{label}`, which is not the promotion label "
-                    f"(`{config.promote_label}`): nothing to do."
+                    f"The pull request was labeled {md_code(label, 60)}, which is not the "
+                    f"promotion label ({md_code(config.promote_label, 60)}): nothing to do."
                 ),
                 pr_number=pr_number,
             )

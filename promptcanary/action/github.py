@@ -84,8 +84,8 @@ class GitHubClient:
             per_page=100,
             lazy=True,
             timeout=30,
-            **({} if throttle else {"seconds_between_requests": None,
-                                    "seconds_between_writes": None}),
+            seconds_between_requests=0.25 if throttle else None,
+            seconds_between_writes=1.0 if throttle else None,
         )
         return cls(gh, repository)
 

@@ -195,6 +195,8 @@ async def arun_suite(
     config = effective_config(provider, options)
     if config != provider.config:
         provider = provider.with_config(config)
+        # A provider may refuse overrides (a replay's answers are fixed): record what it uses.
+        config = provider.config
     if progress is None and options.show_progress:
         from promptcanary.core.progress import make_progress
 

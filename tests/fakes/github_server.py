@@ -193,7 +193,7 @@ class FakeGitHubServer:
         return comment
 
 
-class _Answer(Exception):
+class _Answer(Exception):  # noqa: N818 - a reply, not an error
     def __init__(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         self.status, self.payload, self.headers = status, payload, headers or {}
 

@@ -13,6 +13,7 @@ tool calls, the reported model, fingerprint, usage, a delay or a raw (malformed)
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -96,7 +97,9 @@ class FakeLLMServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._server.request_queue_size = 256
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -115,16 +118,21 @@ class FakeLLMServer:
     # ── behaviour ──
     def _admit(self) -> bool:
         """Sliding one-second window rate limiter; False means answer 429."""
+        return self._admit_or_wait() is None
+
+    def _admit_or_wait(self) -> float | None:
+        """None when the request is admitted, else seconds until the window has room again
+        (what a real provider puts in ``retry-after-ms``)."""
         if self.rate_limit_per_s is None:
-            return True
+            return None
         now = time.monotonic()
         with self._lock:
             self._window = [t for t in self._window if now - t < 1.0]
             if len(self._window) >= self.rate_limit_per_s:
                 self.rate_limited += 1
-                return False
+                return max(0.001, self._window[0] + 1.0 - now)
             self._window.append(now)
-            return True
+            return None
 
     def _enter(self, body: dict[str, Any]) -> None:
         with self._lock:
@@ -194,9 +202,11 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 body = {}
             server._enter(body)
             try:
-                if not server._admit():
+                wait = server._admit_or_wait()
+                if wait is not None:
                     err = {"error": {"message": "Rate limit exceeded", "type": "rate_limit"}}
-                    self._send(429, json.dumps(err).encode(), {"retry-after-ms": "100"})
+                    retry_ms = str(math.ceil(wait * 1000))
+                    self._send(429, json.dumps(err).encode(), {"retry-after-ms": retry_ms})
                     return
                 scripted = server.reply(body)
                 reply = Reply(content=scripted) if isinstance(scripted, str) else scripted
@@ -224,3 +234,36 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 server._leave()
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve from a separate process (benchmarks): prints the base URL, runs until killed.
+
+    ``python -m tests.fakes.llm_server --latency 0.1 [--rate-limit 20] [--content OK]``
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
+    parser.add_argument("--rate-limit", type=float, default=None, help="requests per second")
+    parser.add_argument("--content", default="OK", help="the assistant's reply")
+    parser.add_argument("--model", default=None, help="model name to report")
+    args = parser.parse_args(argv)
+    content, model = args.content, args.model
+    server = FakeLLMServer(
+        lambda request: Reply(content=content, model=model),
+        latency_s=args.latency,
+        rate_limit_per_s=args.rate_limit,
+    ).start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -43,6 +43,11 @@ def fenced_blocks(text: str) -> list[str]:
     return [m.group(1) for m in _FENCE_RE.finditer(text)]
 
 
+def without_fenced_blocks(text: str, placeholder: str = "[code]") -> str:
+    """``text`` with each fenced code block replaced by ``placeholder``."""
+    return _FENCE_RE.sub(placeholder, text)
+
+
 def strip_code_fences(text: str) -> str:
     """The body of the code fence when the response is one fenced block, else ``text`` stripped.
 

@@ -11,7 +11,8 @@ Order of sources (the first that yields calls wins):
    ``{"name": ..., "arguments"|"parameters"|"args": ...}``; a list of any of these.
 3. Text conventions: ``<tool_call>{json}</tool_call>`` blocks, ``<invoke name="x">`` with
    ``<parameter name="k">v</parameter>``, and as a last resort a ``"function"``/``"name"`` key
-   followed by ``"arguments"`` in broken JSON (name only).
+   followed by ``"arguments"``/``"args"``/``"parameters"``/``"input"`` (name only: the
+   arguments are not parsed from raw text).
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ def _walk(value: Any, depth: int) -> list[ToolCall]:
         return [c for item in value["tool_calls"] for c in _walk(item, depth + 1)]
     if isinstance(value.get("function_call"), dict):
         return _walk(value["function_call"], depth + 1)
+    for container in ("choices", "message"):  # a whole chat-completion body pasted as text
+        if isinstance(value.get(container), (list, dict)):
+            return _walk(value[container], depth + 1)
     openai = _from_openai(value, "json")
     if openai is not None:
         return [openai]
@@ -123,7 +127,9 @@ def _walk(value: Any, depth: int) -> list[ToolCall]:
 _TOOL_CALL_TAG_RE = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL | re.IGNORECASE)
 _INVOKE_RE = re.compile(r"<invoke\s+name=\"([^\"]+)\"\s*>(.*?)</invoke>", re.DOTALL)
 _PARAM_RE = re.compile(r"<parameter\s+name=\"([^\"]+)\"\s*>(.*?)</parameter>", re.DOTALL)
-_NAME_KEY_RE = re.compile(r"\"(?:function|name)\"\s*:\s*\"([\w.-]{1,100})\"\s*,\s*\"arguments\"")
+_NAME_KEY_RE = re.compile(
+    r"\"(?:function|name)\"\s*:\s*\"([\w.-]{1,100})\"\s*,\s*\"(?:arguments|args|parameters|input)\""
+)
 
 
 def _from_text(content: str) -> list[ToolCall]:

@@ -14,6 +14,7 @@ import importlib
 import inspect
 import json
 import typing
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -295,11 +296,15 @@ def _params_model(cls: type[BaseProbe]) -> Any:
         annotation = hints.get(name, Any)
         default = ... if p.default is inspect.Parameter.empty else p.default
         definitions[name] = (annotation, default)
-    return create_model(
-        f"{cls.__name__}Params",
-        __config__=ConfigDict(arbitrary_types_allowed=True, strict=True),
-        **definitions,
-    )
+    with warnings.catch_warnings():
+        # A probe parameter may be called "schema" (json_schema, tool_call_schema); on this
+        # throw-away validation model, shadowing BaseModel.schema is harmless.
+        warnings.filterwarnings("ignore", message=".*shadows an attribute", category=UserWarning)
+        return create_model(
+            f"{cls.__name__}Params",
+            __config__=ConfigDict(arbitrary_types_allowed=True, strict=True),
+            **definitions,
+        )
 
 
 _builtins_loaded = False

@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
-from promptcanary.core.probes._text import bounded_score, check_bounds, excerpt, word_count
+from promptcanary.core.probes._text import (
+    bounded_score,
+    check_bounds,
+    excerpt,
+    without_fenced_blocks,
+    word_count,
+)
 from promptcanary.core.probes.base import BaseProbe, register_probe
 
 # One indicator per line at most: "Step 1: First, ..." is one step, not two.
@@ -237,7 +243,8 @@ class DirectAnswerProbe(BaseProbe):
 
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Search the opening window for a preamble phrase."""
-        opening = response.content.lstrip()[: self.max_preamble_chars]
+        # Code is the answer itself: a "Sure" inside a fenced block is not a preamble.
+        opening = without_fenced_blocks(response.content).lstrip()[: self.max_preamble_chars]
         match = _PREAMBLE_RE.search(opening)
         if match:
             phrase = excerpt(match.group(0).strip(" *_\n"), 40)

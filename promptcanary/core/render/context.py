@@ -31,12 +31,17 @@ REASON_CHARS = 160
 MAX_INCONCLUSIVE_GROUPS = 20
 
 
+#: Template of the hidden first line of every Markdown report; values go through marker_value().
+MARKDOWN_MARKER = "<!-- promptcanary: suite={suite}, model={model} -->"
+
+
 def markdown_marker(suite_name: str, model_id: str) -> str:
     """The hidden first line of every Markdown report, keyed by (suite, model).
 
-    The GitHub Action finds its sticky comment by this exact string.
+    The GitHub Action finds its sticky comment by this exact string. Names are percent-encoded
+    where needed, so no name can close the comment or spread over two lines.
     """
-    return f"<!-- promptcanary: suite={marker_value(suite_name)}, model={marker_value(model_id)} -->"
+    return MARKDOWN_MARKER.format(suite=marker_value(suite_name), model=marker_value(model_id))
 
 
 class PairView:
@@ -46,16 +51,56 @@ class PairView:
         self.c = c
         self.index = index
         self.kind = kind
-        name = one_line(c.probe_name or c.probe_id, 80)
-        self.probe = f"{name} [{one_line(c.probe_id, 60)}]" if show_probe_id else name
-        self.probe_id = one_line(c.probe_id, 80)
         self.category = c.category.value
-        self.prompt_id = one_line(c.prompt_id, 60)
-        self.scores = f"{fmt.score(c.baseline_score)} → {fmt.score(c.current_score)}"
-        self.delta = fmt.delta(c.score_delta)
-        self.evidence = fmt.evidence(c)
-        self.method = fmt.method_label(c.method)
-        self.flaky = fmt.flaky_note(c) if c.flaky else ""
+        self._show_probe_id = show_probe_id
+
+    # Everything else is computed on first use: a report with thousands of pairs only pays for
+    # the ones a format actually shows.
+    @cached_property
+    def probe(self) -> str:
+        """Probe name (with its id when another probe shares the name), one line."""
+        name = one_line(self.c.probe_name or self.c.probe_id, 80)
+        return f"{name} [{one_line(self.c.probe_id, 60)}]" if self._show_probe_id else name
+
+    @cached_property
+    def probe_id(self) -> str:
+        """Probe id, one line."""
+        return one_line(self.c.probe_id, 80)
+
+    @cached_property
+    def prompt_id(self) -> str:
+        """Prompt id, one line."""
+        return one_line(self.c.prompt_id, 60)
+
+    @cached_property
+    def scores(self) -> str:
+        """``1.00 → 0.30``."""
+        return f"{fmt.score(self.c.baseline_score)} → {fmt.score(self.c.current_score)}"
+
+    @cached_property
+    def delta(self) -> str:
+        """Signed score change."""
+        return fmt.delta(self.c.score_delta)
+
+    @cached_property
+    def evidence(self) -> str:
+        """Pass counts, p-value and method, short."""
+        return fmt.evidence(self.c)
+
+    @cached_property
+    def evidence_counts(self) -> str:
+        """Pass counts and p-value, without the method."""
+        return fmt.evidence(self.c, method=False)
+
+    @cached_property
+    def method(self) -> str:
+        """Readable name of the decision method."""
+        return fmt.method_label(self.c.method)
+
+    @cached_property
+    def flaky(self) -> str:
+        """Why the pair is flaky ("" when it is not)."""
+        return fmt.flaky_note(self.c) if self.c.flaky else ""
 
     @cached_property
     def reason(self) -> str:
@@ -98,17 +143,17 @@ class PairView:
         base, cur = self.baseline_response, self.current_response
         if not base or not cur or base == cur:
             return ""
-        lines = list(
-            difflib.unified_diff(base.split("\n"), cur.split("\n"), lineterm="", n=1)
-        )[2:]  # drop the ---/+++ file headers
+        lines = list(difflib.unified_diff(base.split("\n"), cur.split("\n"), lineterm="", n=1))[
+            2:
+        ]  # drop the ---/+++ file headers
         if len(lines) > DIFF_LINES:
             lines = [*lines[:DIFF_LINES], f"… ({len(lines) - DIFF_LINES} more diff lines)"]
         return "\n".join(lines)
 
     @cached_property
     def error(self) -> str:
-        """Why the pair is inconclusive, cleaned and redacted."""
-        return one_line(redact(self.c.inconclusive_reason or "no usable result"), 300)
+        """Why the pair is inconclusive, one line (not yet redacted: see build_report_view)."""
+        return one_line(self.c.inconclusive_reason or "no usable result", 300)
 
 
 @dataclass
@@ -135,7 +180,7 @@ class ReportView:
     inconclusive_groups: list[tuple[str, list[PairView]]]
     inconclusive_groups_hidden: int
     flaky: list[PairView]
-    usage: list[tuple[str, str, str]]
+    usage: list[tuple[str, str, str, str]]
     thresholds: str
     promote_label: str
     run_url: str | None
@@ -207,7 +252,8 @@ def build_report_view(
     regressions, improvements, inconclusive, flaky = [], [], [], []
     for c in report.comparisons:
         names[c.probe_name].add(c.probe_id)
-        probe_names.setdefault(c.probe_id, (one_line(c.probe_name, 60), c.category.value))
+        if c.probe_id not in probe_names:
+            probe_names[c.probe_id] = (one_line(c.probe_name, 60), c.category.value)
         if c.inconclusive:
             inconclusive.append(c)
         elif c.regression:
@@ -230,6 +276,10 @@ def build_report_view(
     for pv in views(inconclusive, "inconclusive"):
         groups[pv.error].append(pv)
     ordered_groups = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    # Provider errors may echo credentials; redaction is costly, so only shown groups pay it.
+    shown_groups = [
+        (redact(error), pairs) for error, pairs in ordered_groups[:MAX_INCONCLUSIVE_GROUPS]
+    ]
     icon, headline = _headline(report)
     changed = report.model_changed
     return ReportView(
@@ -248,7 +298,9 @@ def build_report_view(
         counts={
             "regressions": len(regressions),
             "improvements": len(improvements),
-            "stable": len(report.comparisons) - len(regressions) - len(improvements)
+            "stable": len(report.comparisons)
+            - len(regressions)
+            - len(improvements)
             - len(inconclusive),
             "inconclusive": len(inconclusive),
             "flaky": len(flaky),
@@ -257,7 +309,7 @@ def build_report_view(
         single_sample_note=_single_sample_note(report),
         regressions=views(regressions, "regression"),
         improvements=views(improvements, "improvement"),
-        inconclusive_groups=ordered_groups[:MAX_INCONCLUSIVE_GROUPS],
+        inconclusive_groups=shown_groups,
         inconclusive_groups_hidden=max(len(ordered_groups) - MAX_INCONCLUSIVE_GROUPS, 0),
         flaky=views(flaky, "flaky"),
         usage=fmt.usage_rows(report.baseline_usage, report.current_usage),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from promptcanary.core.models import DriftSeverity, ProbeComparison, UsageSummary
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
@@ -22,6 +25,11 @@ METHOD_LABELS = {
     "fisher": "Fisher's exact test",
     "mann_whitney": "Mann–Whitney U test",
 }
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 regression`` / ``2 regressions`` (with thousands separators)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def score(value: float) -> str:
@@ -50,36 +58,37 @@ def method_label(method: str) -> str:
     return METHOD_LABELS.get(method, method)
 
 
-def evidence(c: ProbeComparison) -> str:
-    """What the verdict rests on, e.g. ``9/10 → 3/10 passed, p = 0.003 (adjusted)``."""
-    counts = (
-        f"{c.baseline_pass_count}/{c.baseline_samples} → "
-        f"{c.current_pass_count}/{c.current_samples} passed"
+METHOD_SHORT = {"threshold": "threshold", "fisher": "Fisher", "mann_whitney": "Mann–Whitney"}
+
+
+def evidence(c: ProbeComparison, *, method: bool = True) -> str:
+    """What the verdict rests on: ``9/10 → 3/10, p = 0.003 (adjusted), Fisher``."""
+    text = (
+        f"{c.baseline_pass_count}/{c.baseline_samples} → {c.current_pass_count}/{c.current_samples}"
     )
     if c.p_adjusted is not None:
-        return f"{counts}, {p_value(c.p_adjusted)} (adjusted)"
-    if c.p_value is not None:
-        return f"{counts}, {p_value(c.p_value)}"
-    return counts
+        text += f", {p_value(c.p_adjusted)} (adjusted)"
+    elif c.p_value is not None:
+        text += f", {p_value(c.p_value)}"
+    return f"{text}, {METHOD_SHORT.get(c.method, c.method)}" if method else text
 
 
 def flaky_note(c: ProbeComparison) -> str:
     """Why a pair is marked flaky: its baseline pass rate."""
     return (
-        f"flaky baseline: passed {c.baseline_pass_count}/{c.baseline_samples} "
-        f"({c.baseline_pass_rate:.0%})"
+        f"baseline passed {c.baseline_pass_count}/{c.baseline_samples} ({c.baseline_pass_rate:.0%})"
     )
 
 
 def pct_change(before: float, after: float) -> str:
-    """`` (+12%)`` style relative change; empty when not meaningful."""
-    if before == 0:
+    """``+12%`` style relative change; empty when equal or not meaningful."""
+    if before == 0 or before == after:
         return ""
     change = (after - before) / before
     if abs(change) < 0.005:
-        return " (±0%)"
+        return "±0%"
     sign = "+" if change > 0 else "−"
-    return f" ({sign}{abs(change):.0%})"
+    return f"{sign}{abs(change):.0%}"
 
 
 def _ms(value: float) -> str:
@@ -90,38 +99,37 @@ def _usd(value: float) -> str:
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
+#: (label, UsageSummary attribute, formatter) in display order.
+_USAGE_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    ("tokens", "total_tokens", lambda v: f"{v:,}"),
+    ("cost", "cost_usd", _usd),
+    ("latency p50", "latency_p50_ms", _ms),
+    ("latency p95", "latency_p95_ms", _ms),
+    ("requests", "requests", lambda v: f"{v:,}"),
+    ("errors", "errors", lambda v: f"{v:,}"),
+    ("retries", "retries", lambda v: f"{v:,}"),
+)
+
+
 def usage_rows(
     baseline: UsageSummary | None, current: UsageSummary | None
-) -> list[tuple[str, str, str]]:
-    """(label, baseline, current) rows for what both or either run recorded."""
-    rows: list[tuple[str, str, str]] = []
-    if baseline is None and current is None:
-        return rows
-
-    def pair(label: str, attr: str, fmt: object) -> None:
-        b = getattr(baseline, attr, None) if baseline is not None else None
-        c = getattr(current, attr, None) if current is not None else None
-        if b is None and c is None:
-            return
-        if label == "tokens" and not b and not c:
-            return
-        f = fmt if callable(fmt) else str
-        b_text = f(b) if b is not None else "—"
-        c_text = f(c) if c is not None else "—"
-        if isinstance(b, (int, float)) and isinstance(c, (int, float)):
-            c_text += pct_change(float(b), float(c))
-        rows.append((label, b_text, c_text))
-
-    pair("tokens", "total_tokens", lambda v: f"{v:,}")
-    pair("cost", "cost_usd", _usd)
-    pair("latency p50", "latency_p50_ms", _ms)
-    pair("latency p95", "latency_p95_ms", _ms)
-    pair("requests", "requests", lambda v: f"{v:,}")
-    pair("errors", "errors", lambda v: f"{v:,}")
-    pair("retries", "retries", lambda v: f"{v:,}")
+) -> list[tuple[str, str, str, str]]:
+    """(label, baseline, current, change) for every figure either run recorded."""
+    rows: list[tuple[str, str, str, str]] = []
+    for label, attr, show in _USAGE_FIELDS:
+        b = getattr(baseline, attr) if baseline is not None else None
+        c = getattr(current, attr) if current is not None else None
+        if (b is None and c is None) or (attr == "total_tokens" and not b and not c):
+            continue
+        change = pct_change(float(b), float(c)) if b is not None and c is not None else ""
+        rows.append(
+            (label, show(b) if b is not None else "—", show(c) if c is not None else "—", change)
+        )
     return rows
 
 
-def usage_line(rows: list[tuple[str, str, str]]) -> str:
+def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
     """All usage rows on one line: ``tokens 1,200 → 1,350 (+12%) · cost ...``."""
-    return " · ".join(f"{label} {b} → {c}" for label, b, c in rows)
+    return " · ".join(
+        f"{label} {b} → {c}" + (f" ({change})" if change else "") for label, b, c, change in rows
+    )

@@ -36,6 +36,15 @@ _REG_TABLE_HEAD = (
 _IMP_TABLE_HEAD = "| # | Probe | Category | Prompt | Score | Δ |\n|--:|---|---|---|---|--:|"
 
 
+_COUNT_WORDS = (
+    ("regressions", "regression", None),
+    ("improvements", "improvement", None),
+    ("stable", "stable", "stable"),
+    ("inconclusive", "inconclusive", "inconclusive"),
+    ("flaky", "flaky", "flaky"),
+)
+
+
 def _header(view: ReportView) -> str:
     counts = view.counts
     lines = [
@@ -47,15 +56,16 @@ def _header(view: ReportView) -> str:
         f"{view.report.baseline_created_at:%Y-%m-%d %H:%M} UTC",
         "",
         f"**Overall score** {view.baseline_score} → {view.current_score} ({view.score_delta}) · "
-        f"**{counts['regressions']:,}** regressions · **{counts['improvements']:,}** improvements "
-        f"· **{counts['stable']:,}** stable · **{counts['inconclusive']:,}** inconclusive"
-        + (f" · {counts['flaky']:,} flaky" if counts["flaky"] else ""),
+        + " · ".join(
+            f"**{fmt.plural(counts[key], word, words)}**"
+            for key, word, words in _COUNT_WORDS
+            if key != "flaky" or counts[key]
+        ),
     ]
     if view.inconclusive:
         lines += [
             "",
-            f"> **{fmt.INCONCLUSIVE_ICON} This run {fmt.INCONCLUSIVE_WORDS}.** "
-            + md_text(view.summary, 600),
+            f"> **Why:** {md_text(view.summary, 600)} Changes listed below are not trustworthy.",
         ]
     if view.model_changed:
         lines += ["", f"> ⚠️ **Model identity changed.** {md_text(view.model_changed, 400)}"]
@@ -106,9 +116,9 @@ def _details(pv: PairView, *, with_diff: bool) -> str:
     )
     if with_diff and pv.diff:
         lines += ["**Diff** (baseline → current)", "", md_fence(pv.diff, "diff"), ""]
-    evidence = f"**Evidence:** {pv.evidence} · {pv.method}"
+    evidence = f"**Evidence:** {pv.evidence_counts} · {pv.method}"
     if pv.flaky:
-        evidence += f" · ⚠️ {pv.flaky}"
+        evidence += f" · ⚠️ flaky: {pv.flaky}"
     lines += [evidence, "", "</details>"]
     return "\n".join(lines)
 
@@ -135,7 +145,7 @@ def _flaky_lines(view: ReportView) -> list[str]:
 def _location(view: ReportView) -> str:
     url = safe_url(view.run_url)
     if view.report_location:
-        return md_text(view.report_location, 300)
+        return md_text(view.report_location, 300, links=True)
     if url:
         return f"the [workflow run]({url}) (job summary and report files)"
     return "the HTML and JSON reports (`--output-html`, `--output-json`)"
@@ -177,14 +187,25 @@ def _cut_note(view: ReportView, budget: Budget, limit: int) -> str:
 
 
 def render_markdown(view: ReportView, *, budget: int) -> str:
-    """The drift report as Markdown of at most ``budget`` characters."""
+    """The drift report as Markdown of at most ``budget`` characters.
+
+    Nothing is cut when the whole report fits; otherwise room is kept for the note that says
+    what was cut.
+    """
     check_budget(budget)
+    text, cut = _assemble(view, budget=budget, reserve=0)
+    if not cut and len(text) <= budget:
+        return text
+    return _assemble(view, budget=budget, reserve=NOTE_RESERVE)[0]
+
+
+def _assemble(view: ReportView, *, budget: int, reserve: int) -> tuple[str, bool]:
     header = neutralise_commands(_header(view))
     footer = _footer(view)
-    stable = f"**Stable:** {view.counts['stable']:,} pairs unchanged."
+    stable = f"**Stable:** {fmt.plural(view.counts['stable'], 'pair')} unchanged."
     usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
     fixed = [header, stable, usage, footer]
-    b = Budget(budget - sum(len(p) + 2 for p in fixed) - NOTE_RESERVE)
+    b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve)
 
     regs = view.regressions
     with_evidence = not view.report.single_sample
@@ -249,7 +270,7 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
             break
         details[i] = with_diff
 
-    out = [header]
+    out = [header, ""]
     if regs:
         out += [f"### Regressions ({len(regs):,}, worst first)", "", head, *rows[:n_rows]]
         if n_rows < len(regs):
@@ -286,4 +307,4 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
     out.append(footer)
     text = "\n".join(out) + "\n"
     # The budget arithmetic above is exact up to separators; this is the guarantee.
-    return hard_cut(text, budget, _cut_note(view, b, budget))
+    return hard_cut(text, budget, _cut_note(view, b, budget)), bool(b.cut.total())

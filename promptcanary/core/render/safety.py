@@ -121,8 +121,10 @@ def excerpt(text: str | None, *, max_chars: int, max_lines: int = 40) -> str:
         kept.append(line)
         used += len(line) + 1
     shown = "\n".join(kept)
-    if len(shown) < len(head) or total > max_chars * 2 + 1:
-        hidden = max(total - len(shown), 1)
+    unread = max(total - (max_chars * 2 + 1), 0)
+    if len(shown) < len(head) or unread:
+        # Counted on the cleaned text (placeholders included) plus whatever was never read.
+        hidden = len(head) - len(shown) + unread
         shown = shown.rstrip("\n") + f"\n… ({hidden:,} more characters not shown)"
     return shown
 
@@ -176,14 +178,16 @@ _HTML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&qu
 _MD_SPECIALS = re.compile(r"([\\`*_\[\]<>|~$!])")
 
 
-def md_text(text: str | None, max_chars: int = 200) -> str:
-    """Untrusted text as plain Markdown prose (one line): escaped, no mention/reference/link.
+def md_text(text: str | None, max_chars: int = 200, *, links: bool = False) -> str:
+    """Untrusted text as plain Markdown prose (one line): escaped, no mention or reference.
 
-    Used where a code span would look wrong (``<summary>`` lines are HTML: see :func:`html_text`).
+    Bare URLs are defused too unless ``links`` (for caller-supplied text such as a report
+    location). Used where a code span would look wrong (``<summary>`` lines are HTML: see
+    :func:`html_text`).
     """
     flat = one_line(text, max_chars)
     flat = _MD_SPECIALS.sub(r"\\\1", flat)
-    return _defuse(flat.replace("&", "&amp;"))
+    return _defuse(flat.replace("&", "&amp;"), links=links)
 
 
 def html_text(text: str | None, max_chars: int = 200) -> str:
@@ -191,11 +195,18 @@ def html_text(text: str | None, max_chars: int = 200) -> str:
     return _defuse(one_line(text, max_chars).translate(_HTML_ESCAPES))
 
 
-def _defuse(text: str) -> str:
+def _defuse(text: str, *, links: bool = False) -> str:
     """Break @mentions, #123 / GH-123 references and bare-URL autolinks with a zero-width space."""
+    if links:
+        # Keep URLs whole: only the text between them is defused.
+        parts = _URL_SPLIT_RE.split(text)
+        return "".join(p if i % 2 else _defuse(p) for i, p in enumerate(parts))
     text = _MENTION_RE.sub(lambda m: m.group(1) + ZWSP, text)
     text = _GH_REF_RE.sub(lambda m: m.group(1) + ZWSP, text)
     return _AUTOLINK_RE.sub(lambda m: m.group(1)[0] + ZWSP + m.group(1)[1:], text)
+
+
+_URL_SPLIT_RE = re.compile(r"(https?://[^\s<>]+)")
 
 
 def safe_url(url: str | None, max_chars: int = 500) -> str | None:
@@ -210,7 +221,7 @@ def safe_url(url: str | None, max_chars: int = 500) -> str | None:
 
 def marker_value(value: str) -> str:
     """A value that can sit inside an HTML comment marker: no ``-->``, spaces or newlines."""
-    return quote(value, safe="/:@+")
+    return quote(value, safe="/:+")
 
 
 # ── JSON ────────────────────────────────────────────────────────────────────────────────────
@@ -241,6 +252,15 @@ _JSON_ESCAPES.update(
 )
 
 
+_JSON_UNSAFE_RE = re.compile(
+    "[" + "".join(re.escape(chr(c)) for c in sorted(_JSON_ESCAPES) if c < 0xE0000) + "]"
+    "|[\U000e0000-\U000e007f]"
+)
+
+
 def json_safe(text: str) -> str:
-    """Escape bidi controls, line separators, C1 controls and lone surrogates in JSON text."""
-    return text.translate(_JSON_ESCAPES)
+    """Escape bidi controls, line separators, C1 controls and lone surrogates in JSON text.
+
+    Only valid inside JSON strings' escapes: the decoded value is unchanged.
+    """
+    return _JSON_UNSAFE_RE.sub(lambda m: _JSON_ESCAPES[ord(m.group(0))], text)

@@ -1,0 +1,186 @@
+"""Run speed and rate-limit behaviour of CanarySuite.run, against the loopback test server.
+
+Usage::
+
+    python benchmarks/run_speed.py [--prompts 200] [--concurrency 16] [--latency 0.1] [--repeat 3]
+                                   [--in-process]
+
+1. Speed: ``--prompts`` prompts at ``--concurrency`` through LiteLLMProvider and CanarySuite.run
+   (probes included), against the fake OpenAI-compatible server answering in ``--latency``
+   seconds; compared with a bare ``asyncio.gather`` of ``litellm.acompletion`` under an
+   ``asyncio.Semaphore`` of the same size (the floor LiteLLM itself allows). Prints the wall time
+   of each (best and median of ``--repeat``), their ratio, and the peak RSS of the process.
+2. Rate limit: 100 prompts against a server limited to 20 requests/s (429 + retry-after-ms beyond
+   it): wall time, errors (target 0), retries, achieved rate as % of the limit (target >= 85 %).
+
+By default the server runs in a separate process so that it does not share the GIL with the
+client being measured (``--in-process`` runs it in a thread instead). Import time of LiteLLM is
+excluded (one warm-up round first): the figures are in-run times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from promptcanary.core.models import CanaryPrompt  # noqa: E402
+from promptcanary.core.probes.base import build_probe  # noqa: E402
+from promptcanary.core.suite import CanarySuite  # noqa: E402
+from promptcanary.providers.litellm import LiteLLMProvider  # noqa: E402
+
+MODEL = "openai/fake-model"
+
+
+@contextmanager
+def fake_server(
+    *, latency: float, rate_limit: float | None = None, in_process: bool = False
+) -> Iterator[str]:
+    """Start the loopback server; yield its base URL."""
+    if in_process:
+        from tests.fakes.llm_server import FakeLLMServer
+
+        with FakeLLMServer(latency_s=latency, rate_limit_per_s=rate_limit) as server:
+            yield server.base_url
+        return
+    cmd = [sys.executable, "-m", "tests.fakes.llm_server", "--latency", str(latency)]
+    if rate_limit is not None:
+        cmd += ["--rate-limit", str(rate_limit)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def make_suite(n: int) -> CanarySuite:
+    prompts = [CanaryPrompt(text=f"Canary prompt number {i}: answer OK.") for i in range(n)]
+    probes = [build_probe("keyword_presence", {"required_keywords": ["OK"]})]
+    return CanarySuite(name="bench", prompts=prompts, probes=probes)
+
+
+async def bare_gather(base_url: str, n: int, concurrency: int) -> float:
+    """The floor: n litellm.acompletion calls under a semaphore, nothing else."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> object:
+        async with semaphore:
+            return await litellm.acompletion(
+                model=MODEL,
+                messages=[{"role": "user", "content": f"Canary prompt number {i}: answer OK."}],
+                api_base=base_url,
+                api_key="sk-test",
+                temperature=0.0,
+                max_tokens=1024,
+                seed=42,
+                num_retries=0,
+                max_retries=0,
+            )
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(n)))
+    return time.perf_counter() - started
+
+
+def timed_run(suite: CanarySuite, provider: LiteLLMProvider, concurrency: int) -> tuple[float, int]:
+    started = time.perf_counter()
+    result = suite.run(provider, concurrency=concurrency, show_progress=False)
+    elapsed = time.perf_counter() - started
+    return elapsed, len(result.errors)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def speed(args: argparse.Namespace) -> None:
+    suite = make_suite(args.prompts)
+    with fake_server(latency=args.latency, in_process=args.in_process) as base_url:
+        provider = LiteLLMProvider(MODEL, api_base=base_url, api_key="sk-test")
+        # Warm-up: imports LiteLLM and opens connections; not measured.
+        make_suite(args.concurrency).run(
+            provider, concurrency=args.concurrency, show_progress=False
+        )
+        asyncio.run(bare_gather(base_url, args.concurrency, args.concurrency))
+        bare: list[float] = []
+        ours: list[float] = []
+        errors = 0
+        for _ in range(args.repeat):  # interleaved, so drift of the machine hits both alike
+            bare.append(asyncio.run(bare_gather(base_url, args.prompts, args.concurrency)))
+            elapsed, errs = timed_run(suite, provider, args.concurrency)
+            ours.append(elapsed)
+            errors += errs
+    ideal = args.prompts / args.concurrency * args.latency
+    print(
+        f"== speed: {args.prompts} prompts @ concurrency {args.concurrency}, "
+        f"server latency {args.latency * 1000:.0f} ms, "
+        f"server {'in-process' if args.in_process else 'separate process'} =="
+    )
+    print(f"ideal (n / c x latency)        {ideal:6.2f} s")
+    print(
+        f"bare asyncio.gather(litellm)   best {min(bare):5.2f} s  "
+        f"median {statistics.median(bare):5.2f} s"
+    )
+    print(
+        f"CanarySuite.run                best {min(ours):5.2f} s  "
+        f"median {statistics.median(ours):5.2f} s  (errors: {errors})"
+    )
+    print(
+        f"ratio run / bare (median)      {statistics.median(ours) / statistics.median(bare):5.2f}"
+    )
+    print(f"peak RSS                       {peak_rss_mb():6.0f} MB")
+
+
+def rate_limited(args: argparse.Namespace) -> None:
+    limit, n = 20.0, 100
+    suite = make_suite(n)
+    with fake_server(latency=args.latency, rate_limit=limit, in_process=args.in_process) as url:
+        provider = LiteLLMProvider(MODEL, api_base=url, api_key="sk-test")
+        time.sleep(1.1)  # let the warm-up of the speed test leave the server's window
+        started = time.perf_counter()
+        result = suite.run(provider, concurrency=args.concurrency, show_progress=False)
+        elapsed = time.perf_counter() - started
+    rate = n / elapsed
+    print(
+        f"== rate limit: {n} prompts @ concurrency {args.concurrency}, server limited to "
+        f"{limit:.0f} req/s =="
+    )
+    print(f"wall time                      {elapsed:6.2f} s")
+    print(f"errors                         {len(result.errors):6d}")
+    print(f"retries (429s absorbed)        {result.usage.retries:6d}")
+    print(f"achieved rate                  {rate:6.1f} req/s = {rate / limit:.0%} of the limit")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--prompts", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--skip-rate-limit", action="store_true")
+    args = parser.parse_args()
+    speed(args)
+    if not args.skip_rate_limit:
+        rate_limited(args)
+
+
+if __name__ == "__main__":
+    main()

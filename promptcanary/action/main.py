@@ -1,0 +1,136 @@
+"""Glue: environment in, exit code out.
+
+:func:`main` is what ``entrypoint.py`` calls. It masks secrets before printing anything, reads the
+inputs and the runner's context, builds the GitHub client and hands everything to :func:`action`,
+which is a straight line because :mod:`.activities` decided the branching and :mod:`.flows` does
+the work. Every I/O dependency of :func:`action` is a parameter.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from collections.abc import Callable, Mapping
+from typing import TextIO
+
+from promptcanary.action import flows, render
+from promptcanary.action.activities import decide, missing_provider_keys
+from promptcanary.action.github import GitHubClient
+from promptcanary.action.measure import (
+    ProviderFactory,
+    default_provider,
+    latest_baseline,
+    load_target,
+    run_suite,
+    store_for,
+)
+from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
+from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
+from promptcanary.action.workflow import Workflow
+from promptcanary.core.render.safety import md_code
+from promptcanary.errors import EXIT_DRIFT, PromptCanaryError, exit_code_for, redact
+
+#: Builds the GitHub client from the inputs and context (None: no token, no repository).
+GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
+
+
+def action(
+    config: ActionConfig,
+    context: GitHubContext,
+    *,
+    github: GitHubClient | None,
+    workflow: Workflow,
+    environ: Mapping[str, str],
+    make_provider: ProviderFactory = default_provider,
+) -> Outcome:
+    """Run the Action once: decide, measure, report, gate."""
+    plan = decide(config, context)
+    where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
+    session = flows.Session(config, context, plan, workflow, github, where)
+    if plan.activity == "skip":
+        return flows.skipped(session, plan.reason)
+    target = load_target(config)
+    missing = () if target.replay else missing_provider_keys(target.model, environ)
+    if missing:
+        return flows.skipped(session, _missing_key_reason(target.model, missing))
+    workflow.print_untrusted(
+        f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
+        f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
+    )
+    run = run_suite(target, config, make_provider)
+    files = ReportFiles(reports_dir(context), run.suite_name, run.provider.model_id)
+    if plan.activity == "promote":
+        return flows.promoted(session, target, run, files)
+    baseline = latest_baseline(store_for(config), run.suite_name, run.provider.model_id)
+    if baseline is None:
+        return flows.no_baseline(session, target, run, files)
+    return flows.compared(session, target, run, baseline, files)
+
+
+def connect_github(config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
+    """The client for this repository, or None without a token (nothing is fetched yet)."""
+    if not config.github_token or not context.repository:
+        return None
+    return GitHubClient.connect(
+        token=config.github_token, api_url=context.api_url, repository=context.repository
+    )
+
+
+def main(
+    environ: Mapping[str, str] | None = None,
+    stream: TextIO | None = None,
+    *,
+    github_factory: GitHubFactory = connect_github,
+    make_provider: ProviderFactory = default_provider,
+) -> int:
+    """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage, 3
+    inconclusive with ``fail-on-inconclusive``)."""
+    env = os.environ if environ is None else environ
+    workflow = Workflow(env, stream)
+    # Before anything else is printed: the runner hides these values in every later line.
+    workflow.mask(_secret_values(env))
+    logging.getLogger("github").setLevel(logging.ERROR)
+    try:
+        config = load_config(env)
+        context = load_context(env)
+        outcome = action(
+            config,
+            context,
+            github=github_factory(config, context),
+            workflow=workflow,
+            environ=env,
+            make_provider=make_provider,
+        )
+    except PromptCanaryError as exc:
+        message = exc.message + (f" {exc.hint}" if exc.hint else "")
+        workflow.error(message, title="PromptCanary")
+        workflow.add_summary(f"## 🐤 PromptCanary: error\n\n{md_code(message, 2000)}")
+        return exit_code_for(exc)
+    except Exception as exc:  # a bug: show it (redacted) rather than a bare exit code
+        workflow.error(f"PromptCanary crashed: {type(exc).__name__}: {redact(str(exc))}",
+                       title="PromptCanary")
+        workflow.print_untrusted(redact(traceback.format_exc()))
+        return EXIT_DRIFT
+    for name, value in outcome.outputs().items():
+        workflow.set_output(name, value)
+    line = outcome.report.summary if outcome.report is not None else f"result: {outcome.result}"
+    workflow.print_untrusted(f"PromptCanary: {line}")
+    return outcome.exit_code
+
+
+def _secret_values(environ: Mapping[str, str]) -> list[str]:
+    from promptcanary.errors import secret_env_values
+
+    return secret_env_values(dict(environ))
+
+
+def _missing_key_reason(model: str, names: tuple[str, ...]) -> str:
+    first = names[0]
+    either = " or ".join(f"`{n}`" for n in names)
+    return (
+        f"No provider key: {either} is not set or empty, so {md_code(model, 100)} cannot be "
+        "called and no model was called. Secrets are empty for pull requests from forks and "
+        "for Dependabot. To run the check, pass the key in the step's `env:` "
+        f"(`{first}: ${{{{ secrets.{first} }}}}`)."
+    )

@@ -1,0 +1,102 @@
+"""What a run of the Action ends with: the gate decision, its outputs and its report files."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from promptcanary.action.settings import ActionConfig, GitHubContext
+from promptcanary.errors import EXIT_DRIFT, EXIT_INCONCLUSIVE, EXIT_OK
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryRunResult, DriftReport
+
+#: Every output action.yml declares, in its order.
+OUTPUT_NAMES = (
+    "result", "severity", "has-drift", "overall-score", "baseline-score", "score-delta",
+    "regressions", "improvements", "report-path", "json-path", "comment-url", "baseline-path",
+)
+
+
+@dataclass
+class Outcome:
+    """The result of one run, turned into step outputs and an exit code."""
+
+    result: str
+    """passed | failed | inconclusive | no-baseline | promoted | skipped"""
+    exit_code: int = EXIT_OK
+    report: DriftReport | None = None
+    run: CanaryRunResult | None = None
+    report_path: str = ""
+    json_path: str = ""
+    comment_url: str = ""
+    baseline_path: str = ""
+    github_failures: list[str] = field(default_factory=list)
+
+    def outputs(self) -> dict[str, str]:
+        """The step outputs, every declared name present (empty when it does not apply)."""
+        r, run = self.report, self.run
+        score = r.overall_current_score if r else (run.overall_score if run else None)
+        values = {
+            "result": self.result,
+            "severity": r.severity.value if r else "",
+            "has-drift": "true" if r is not None and r.has_drift else "false",
+            "overall-score": f"{score:.4f}" if score is not None else "",
+            "baseline-score": f"{r.overall_baseline_score:.4f}" if r else "",
+            "score-delta": f"{r.overall_score_delta:+.4f}" if r else "",
+            "regressions": str(len(r.regressions)) if r else "0",
+            "improvements": str(len(r.improvements)) if r else "0",
+            "report-path": self.report_path,
+            "json-path": self.json_path,
+            "comment-url": self.comment_url,
+            "baseline-path": self.baseline_path,
+        }
+        return {name: values[name] for name in OUTPUT_NAMES}
+
+
+def gate(report: DriftReport, config: ActionConfig) -> tuple[str, int]:
+    """(result, exit code) for a comparison: inconclusive first, then the severity threshold."""
+    if report.is_inconclusive:
+        return "inconclusive", EXIT_INCONCLUSIVE if config.fail_on_inconclusive else EXIT_OK
+    if drift_over_threshold(report, config.fail_on_severity):
+        return "failed", EXIT_DRIFT
+    return "passed", EXIT_OK
+
+
+def drift_over_threshold(report: DriftReport, fail_on_severity: str) -> bool:
+    """True when the report's severity reaches ``fail-on-severity`` (never with ``never``)."""
+    if fail_on_severity == "never" or not report.has_drift:
+        return False
+    return report.severity.at_least(fail_on_severity)
+
+
+def reports_dir(context: GitHubContext) -> Path:
+    """Where report files go: ``$RUNNER_TEMP/promptcanary``.
+
+    In a Docker action the runner mounts its temp folder at ``/github/runner_temp``; an older
+    runner may pass a host path that does not exist in the container, so that mount point is the
+    fallback, and the system temp folder after it (local runs).
+    """
+    for candidate in (context.runner_temp, Path("/github/runner_temp")):
+        if candidate is not None and candidate.is_dir():
+            return candidate / "promptcanary"
+    return Path(tempfile.gettempdir()) / "promptcanary"
+
+
+class ReportFiles:
+    """Writes the report files of one (suite, model) under :func:`reports_dir`."""
+
+    def __init__(self, directory: Path, suite_name: str, model_id: str) -> None:
+        from promptcanary.storage.file import slug
+
+        self.directory = directory
+        self.stem = f"{slug(suite_name)}__{slug(model_id)}"
+
+    def write(self, suffix: str, text: str) -> str:
+        """Write ``<stem><suffix>`` and return its path."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{self.stem}{suffix}"
+        path.write_text(text, encoding="utf-8")
+        return str(path)

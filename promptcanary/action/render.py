@@ -1,0 +1,220 @@
+"""The Markdown the Action writes besides the drift report itself.
+
+The drift report comes from :class:`promptcanary.core.reporter.DriftReporter`; this module adds
+the Action's own pieces (no baseline yet, skipped, promoted, the watch issue) around it and keeps
+every body under GitHub's 65,536-character limit. Text that came from a repository file (suite
+name, model) is escaped with the reporter's own helpers: nothing in it can mention, reference or
+inject HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+from promptcanary.core.render.context import markdown_marker
+from promptcanary.core.render.safety import marker_value, md_code, md_text, safe_url
+
+#: GitHub refuses issue and comment bodies longer than this.
+GITHUB_BODY_LIMIT = 65_536
+#: Budget for the drift report inside a comment (room left for our own lines).
+COMMENT_REPORT_BUDGET = 62_000
+#: Budget for the drift report in the job summary.
+SUMMARY_REPORT_BUDGET = 1_000_000
+#: Budget for the Markdown report file (a file has no limit; this only bounds pathological runs).
+FILE_REPORT_BUDGET = 20_000_000
+
+
+@dataclass(frozen=True)
+class Where:
+    """Links a body may point to."""
+
+    run_url: str | None
+    promote_label: str
+    report_path: str | None = None
+
+    @property
+    def location(self) -> str:
+        """Where the full report can be found, in words (plain text; escaped by the reporter)."""
+        if self.run_url:
+            return (
+                f"the job summary and report files of the workflow run {self.run_url}"
+            )
+        if self.report_path:
+            return f"the report file {self.report_path}"
+        return "the job summary of this workflow run"
+
+
+def comment_marker(suite_name: str, model_id: str) -> str:
+    """The hidden line the sticky PR comment for (suite, model) is found by."""
+    return markdown_marker(suite_name, model_id)
+
+
+def watch_marker(suite_name: str, model_id: str) -> str:
+    """The hidden line the watch issue for (suite, model) is found by."""
+    return (
+        f"<!-- promptcanary-watch: suite={marker_value(suite_name)}, "
+        f"model={marker_value(model_id)} -->"
+    )
+
+
+def with_marker(marker: str, body: str) -> str:
+    """``body`` starting with ``marker`` (added only when the reporter did not put it there)."""
+    return body if body.startswith(marker) else f"{marker}\n{body}"
+
+
+def fit_body(body: str, where: Where, limit: int = GITHUB_BODY_LIMIT) -> str:
+    """``body`` cut to ``limit`` characters, ending with a note saying where the rest is."""
+    if len(body) <= limit:
+        return body
+    url = safe_url(where.run_url)
+    place = f"the [workflow run]({url})" if url else "the job summary of this workflow run"
+    note = f"\n\n> ✂️ **Cut to fit GitHub's {limit:,}-character limit.** The full report is in {place}."
+    # Cutting inside a fence or <details> could leave it open; close both defensively.
+    head = body[: limit - len(note) - 40]
+    if head.count("```") % 2:
+        head += "\n```"
+    if head.count("<details>") > head.count("</details>"):
+        head += "\n</details>"
+    return (head + note)[:limit]
+
+
+# ── bodies ──────────────────────────────────────────────────────────────────────────────────────
+
+
+def drift_markdown(report: DriftReport, where: Where, *, budget: int) -> str:
+    """The reporter's Markdown for ``report`` within ``budget`` characters."""
+    from promptcanary.core.reporter import DriftReporter
+
+    reporter = DriftReporter(
+        report,
+        run_url=where.run_url,
+        promote_label=where.promote_label,
+        report_location=where.location,
+    )
+    return reporter.to_markdown(budget=budget)
+
+
+def _run_line(run: CanaryRunResult) -> str:
+    errors = len(run.errors)
+    line = (
+        f"Overall score **{run.overall_score:.2f}**, pass rate **{run.pass_rate:.0%}** over "
+        f"{len(run.prompts):,} prompts × {len(run.probes):,} probes"
+    )
+    if run.samples > 1:
+        line += f" × {run.samples} samples"
+    if errors:
+        line += f"; {errors:,} of {len(run.llm_responses):,} requests errored"
+    return line + "."
+
+
+def no_baseline_markdown(run: CanaryRunResult, where: Where, *, budget: int) -> str:
+    """Summary / comment when there is no baseline for (suite, model) yet: the run, and how
+    to promote it."""
+    from promptcanary.core.reporter import run_to_markdown
+
+    return run_to_markdown(
+        run,
+        budget=budget,
+        promote_label=where.promote_label,
+        run_url=where.run_url,
+        report_location=where.location,
+        no_baseline=True,
+    )
+
+
+def skipped_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
+    """Summary / comment for a run that called no model, with the reason (our own words)."""
+    lines = [marker] if marker else []
+    lines += ["## 🐤 PromptCanary: skipped", "", reason]
+    return "\n".join(lines) + _run_link(where)
+
+
+def promoted_markdown(
+    *,
+    snapshot: BaselineSnapshot,
+    baseline_path: str,
+    commit_url: str | None,
+    branch: str,
+    previous: BaselineSnapshot | None,
+    change: str | None,
+    committed: bool,
+    where: Where,
+) -> str:
+    """Summary / comment after a promotion. ``change`` is the drift Markdown against the
+    previous baseline (None for the first baseline)."""
+    run = snapshot.run_result
+    suite, model = md_code(run.suite_name, 100), md_code(run.provider.model_id, 100)
+    path = md_code(baseline_path, 200)
+    lines = [comment_marker(run.suite_name, run.provider.model_id)]
+    lines += [f"## 🐤 PromptCanary: new baseline for {suite} on {model}", ""]
+    url = safe_url(commit_url)
+    if committed:
+        what = f"[a commit]({url})" if url else "a commit"
+        lines.append(
+            f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
+            f"in {what}."
+        )
+        lines += [
+            "",
+            "> ℹ️ A commit made with the workflow's default token starts no new workflow run, "
+            "so this pull request's checks still show the previous result. Push another commit, "
+            "or re-run the checks, to measure against the new baseline.",
+        ]
+    else:
+        lines.append(
+            f"This run was saved as {path} in the workspace, but **committing it failed** (see "
+            "the warnings of this run). Download it from the run's report files and commit it "
+            "yourself, or add the label again."
+        )
+    lines += ["", _run_line(run), ""]
+    if previous is None:
+        lines.append("This is the first baseline for this suite and model.")
+    else:
+        lines.append(
+            f"Changes against the previous baseline (saved "
+            f"{previous.created_at:%Y-%m-%d %H:%M} UTC):"
+        )
+        if change:
+            # The reporter's marker would be a second sticky key inside our body: drop it.
+            marker = comment_marker(run.suite_name, run.provider.model_id)
+            lines += ["", change.removeprefix(marker).lstrip("\n")]
+    return "\n".join(lines) + _run_link(where)
+
+
+def watch_title(report: DriftReport) -> str:
+    """Title of the watch issue (suite and model flattened to one plain line)."""
+    from promptcanary.core.render.safety import one_line
+
+    return (
+        f"PromptCanary: {report.severity.value} drift in '{one_line(report.suite_name, 80)}' "
+        f"on {one_line(report.provider.model_id, 80)}"
+    )
+
+
+def watch_issue_markdown(report_markdown: str, marker: str, where: Where) -> str:
+    """Body of the watch issue: our marker, the report, and what closes the issue."""
+    return (
+        f"{marker}\n{report_markdown}\n\n<sub>PromptCanary keeps this issue up to date on every "
+        "scheduled run and closes it when a run is healthy again.</sub>"
+    )
+
+
+def healthy_comment(report: DriftReport, where: Where) -> str:
+    """The comment left on the watch issue when a later run is healthy."""
+    return (
+        f"✅ The scheduled run is healthy again: {md_text(report.summary, 400)}"
+        + _run_link(where)
+        + "\n\nClosing this issue; a new one opens if the model drifts again."
+    )
+
+
+def github_failure_note(failures: list[str]) -> str:
+    """A job-summary section listing GitHub operations that failed (our own messages)."""
+    items = "\n".join(f"- {md_text(f, 500)}" for f in failures)
+    return f"### ⚠️ GitHub refused some operations\n\n{items}\n\nThe report above is complete."
+
+
+def _run_link(where: Where) -> str:
+    url = safe_url(where.run_url)
+    return f"\n\n<sub>[Workflow run]({url})</sub>" if url else ""

@@ -1,0 +1,175 @@
+"""Reports for a plain run with no baseline: ``promptcanary report run.json`` and the Action's
+"no baseline yet" comment.
+
+Pairs are (probe, prompt) summarised over samples, like in a drift report; failing pairs come
+worst first. The Markdown always says how to promote the run to a baseline.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+
+from promptcanary.core.models import CanaryRunResult, LLMResponse, ProbeResult
+from promptcanary.core.render import fmt
+from promptcanary.core.render.context import (
+    DEFAULT_PROMOTE_LABEL,
+    PROMPT_CHARS,
+    REASON_CHARS,
+    RESPONSE_CHARS,
+    RESPONSE_LINES,
+    markdown_marker,
+)
+from promptcanary.core.render.safety import excerpt, one_line
+from promptcanary.errors import redact
+
+MAX_ERROR_GROUPS = 20
+
+
+class RunPair:
+    """One (probe, prompt) pair of a run, over its samples."""
+
+    def __init__(
+        self,
+        results: list[ProbeResult],
+        *,
+        index: int,
+        prompt_text: str | None,
+        response: LLMResponse | None,
+    ) -> None:
+        measured = [r for r in results if not r.errored]
+        first = results[0]
+        self.index = index
+        self.probe_id = one_line(first.probe_id, 80)
+        self.probe = one_line(first.probe_name or first.probe_id, 80)
+        self.category = first.category.value
+        self.prompt_id = one_line(first.prompt_id, 60)
+        self.samples = len(measured)
+        self.passes = sum(1 for r in measured if r.passed)
+        self.mean = sum(r.score for r in measured) / len(measured) if measured else 0.0
+        failing = [r for r in measured if not r.passed]
+        self._details = (failing or measured or results)[0].details
+        self._prompt_text = prompt_text
+        self._response = response
+
+    @property
+    def passed_text(self) -> str:
+        """``3/5`` passing samples."""
+        return f"{self.passes}/{self.samples}"
+
+    @cached_property
+    def reason(self) -> str:
+        """Details of the first failing sample, one line."""
+        return one_line(self._details, REASON_CHARS)
+
+    @cached_property
+    def prompt_line(self) -> str:
+        """The prompt on one line."""
+        return one_line(self._prompt_text, 80) if self._prompt_text else self.prompt_id
+
+    @cached_property
+    def prompt(self) -> str:
+        """Prompt excerpt."""
+        return excerpt(self._prompt_text, max_chars=PROMPT_CHARS, max_lines=15)
+
+    @cached_property
+    def response(self) -> str:
+        """Excerpt of the response of the first failing sample."""
+        content = self._response.content if self._response is not None else ""
+        return excerpt(content, max_chars=RESPONSE_CHARS, max_lines=RESPONSE_LINES)
+
+
+@dataclass
+class RunView:
+    """Everything a run renderer needs."""
+
+    run: CanaryRunResult
+    marker: str
+    suite: str
+    model: str
+    overall: str
+    pass_rate: str
+    shape: str
+    failing: list[RunPair]
+    pairs_total: int
+    error_groups: list[tuple[str, list[str]]]
+    error_groups_hidden: int
+    errors: int
+    usage: str
+    aborted: str | None
+    promote_label: str
+    run_url: str | None
+    report_location: str | None
+    no_baseline: bool
+
+
+def _usage(run: CanaryRunResult) -> str:
+    rows = fmt.usage_rows(None, run.usage)
+    return " · ".join(f"{label} {value}" for label, _, value, _ in rows)
+
+
+def build_run_view(
+    run: CanaryRunResult,
+    *,
+    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    run_url: str | None = None,
+    report_location: str | None = None,
+    no_baseline: bool = True,
+) -> RunView:
+    """Prepare ``run`` for rendering."""
+    grouped: dict[tuple[str, str], list[ProbeResult]] = defaultdict(list)
+    for r in run.probe_results:
+        grouped[(r.probe_id, r.prompt_id)].append(r)
+    responses: dict[tuple[str, int], LLMResponse] = {
+        (resp.prompt_id, resp.sample): resp for resp in run.llm_responses
+    }
+    prompts = {p.id: p.text for p in run.prompts}
+    failing_results = []
+    for results in grouped.values():
+        measured = [r for r in results if not r.errored]
+        if any(not r.passed for r in measured):
+            failing_results.append(results)
+
+    def key(results: list[ProbeResult]) -> tuple[float, str, str]:
+        measured = [r.score for r in results if not r.errored]
+        return (sum(measured) / len(measured), results[0].probe_id, results[0].prompt_id)
+
+    failing_results.sort(key=key)
+    failing = []
+    for i, results in enumerate(failing_results, 1):
+        first_bad = next(r for r in results if not r.errored and not r.passed)
+        failing.append(
+            RunPair(
+                results,
+                index=i,
+                prompt_text=prompts.get(first_bad.prompt_id),
+                response=responses.get((first_bad.prompt_id, first_bad.sample)),
+            )
+        )
+    groups: dict[str, list[str]] = defaultdict(list)
+    for resp in run.errors:
+        groups[one_line(redact(resp.error or "error"), 300)].append(one_line(resp.prompt_id, 60))
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    samples = f" × {run.samples} samples" if run.samples > 1 else ""
+    return RunView(
+        run=run,
+        marker=markdown_marker(run.suite_name, run.provider.model_id),
+        suite=one_line(run.suite_name, 120),
+        model=one_line(run.provider.model_id, 120),
+        overall=fmt.score(run.overall_score),
+        pass_rate=f"{run.pass_rate:.0%}",
+        shape=f"{fmt.plural(len(run.prompts), 'prompt')} × "
+        f"{fmt.plural(len(run.probes), 'probe')}{samples}",
+        failing=failing,
+        pairs_total=len(grouped),
+        error_groups=ordered[:MAX_ERROR_GROUPS],
+        error_groups_hidden=max(len(ordered) - MAX_ERROR_GROUPS, 0),
+        errors=len(run.errors),
+        usage=_usage(run),
+        aborted=one_line(redact(run.aborted), 400) if run.aborted else None,
+        promote_label=one_line(promote_label, 100),
+        run_url=run_url,
+        report_location=one_line(report_location, 300) if report_location else None,
+        no_baseline=no_baseline,
+    )

@@ -1,0 +1,191 @@
+"""Terminal output with rich: colour on a TTY, plain text elsewhere, a stacked layout under 80
+columns.
+
+Untrusted text only ever reaches rich as :class:`rich.text.Text` built from
+:func:`~.safety.neutralise_terminal` output: never parsed as markup, no escape sequences, and no
+``::`` pair anywhere (rich may wrap a line at any point, so a CI log could otherwise see a
+workflow command).
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from promptcanary.core.render import fmt
+from promptcanary.core.render.context import PairView, ReportView
+from promptcanary.core.render.safety import neutralise_terminal
+
+#: Regressions listed in the terminal (the rest are counted).
+MAX_ROWS = 30
+#: Under this width, tables become stacked blocks.
+NARROW = 80
+
+SEVERITY_STYLES = {
+    "none": "bold green",
+    "low": "bold yellow",
+    "medium": "bold dark_orange",
+    "high": "bold red",
+    "critical": "bold white on red",
+    "inconclusive": "bold bright_black",
+}
+
+
+def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a constructor
+    """Untrusted text, made safe for a terminal, as a rich Text (never parsed as markup)."""
+    return Text(neutralise_terminal(text or ""), style=style)
+
+
+def default_console() -> Console:
+    """A console that writes to stdout; colour only on a real terminal."""
+    return Console(highlight=False, emoji=False, soft_wrap=False)
+
+
+def _counts(view: ReportView) -> Text:
+    c = view.counts
+    out = Text()
+    out.append(fmt.plural(c["regressions"], "regression"), style="red" if c["regressions"] else "")
+    out.append(" · ")
+    out.append(
+        fmt.plural(c["improvements"], "improvement"), style="green" if c["improvements"] else ""
+    )
+    out.append(f" · {c['stable']:,} stable · {c['inconclusive']:,} inconclusive")
+    if c["flaky"]:
+        out.append(f" · {c['flaky']:,} flaky", style="yellow")
+    return out
+
+
+def _header(view: ReportView) -> Panel:
+    key = "inconclusive" if view.inconclusive else view.severity
+    title = Text(neutralise_terminal(view.headline), style=SEVERITY_STYLES[key])
+    lines: list[RenderableType] = [
+        T(f"Suite {view.suite} · model {view.model}"),
+        T(
+            f"Overall score {view.baseline_score} → {view.current_score} ({view.score_delta})",
+            "bold",
+        ),
+        _counts(view),
+        T(view.summary, "italic"),
+    ]
+    if view.inconclusive:
+        lines.append(T(f"This run {fmt.INCONCLUSIVE_WORDS}.", "bold"))
+    if view.model_changed:
+        lines.append(T(f"Model identity changed: {view.model_changed}", "yellow"))
+    if view.single_sample_note:
+        lines.append(T(view.single_sample_note.replace("`", ""), "dim"))
+    return Panel(Group(*lines), title=title, title_align="left", box=box.ROUNDED, expand=True)
+
+
+def _table(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False, pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Probe", ratio=2)
+    table.add_column("Category", no_wrap=True)
+    table.add_column("Prompt", ratio=3)
+    table.add_column("Score", no_wrap=True)
+    table.add_column("Δ", justify="right", no_wrap=True)
+    if with_evidence:
+        table.add_column("Evidence", ratio=2)
+    if with_reason:
+        table.add_column("Reason", ratio=3)
+    for pv in pairs:
+        probe = T(pv.probe)
+        if pv.flaky:
+            probe.append(" flaky", style="yellow")
+        cells: list[RenderableType] = [
+            str(pv.index),
+            probe,
+            pv.category,
+            T(pv.prompt_line),
+            pv.scores,
+            Text(pv.delta, style="red" if pv.c.score_delta < 0 else "green"),
+        ]
+        if with_evidence:
+            cells.append(T(pv.evidence))
+        if with_reason:
+            cells.append(T(pv.reason))
+        table.add_row(*cells)
+    return table
+
+
+def _stacked(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -> Group:
+    blocks: list[RenderableType] = []
+    for pv in pairs:
+        head = Text(f"{pv.index}. ")
+        head.append_text(T(pv.probe, "bold"))
+        head.append(f" ({pv.category}) {pv.scores} ")
+        head.append(pv.delta, style="red" if pv.c.score_delta < 0 else "green")
+        if pv.flaky:
+            head.append(" flaky", style="yellow")
+        blocks.append(head)
+        blocks.append(T(f"   prompt: {pv.prompt_line}"))
+        if with_evidence:
+            blocks.append(T(f"   evidence: {pv.evidence} ({pv.method})"))
+        if with_reason and pv.reason:
+            blocks.append(T(f"   reason: {pv.reason}"))
+    return Group(*blocks)
+
+
+def _pairs(
+    console: Console, view: ReportView, pairs: list[PairView], *, with_reason: bool
+) -> RenderableType:
+    # With one sample the evidence is always "1/1 → 0/1": the score columns say it all.
+    evidence = not view.report.single_sample
+    if console.width < NARROW:
+        return _stacked(pairs, with_reason=with_reason, with_evidence=evidence)
+    return _table(pairs, with_reason=with_reason, with_evidence=evidence)
+
+
+def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) -> None:
+    """Print the drift report (or only its one-sentence summary when ``quiet``)."""
+    if quiet:
+        console.print(T(view.summary), soft_wrap=True)
+        return
+    console.print(_header(view))
+    if view.regressions:
+        console.print(Text(f"Regressions ({len(view.regressions):,}, worst first)", "bold red"))
+        console.print(_pairs(console, view, view.regressions[:MAX_ROWS], with_reason=True))
+        if len(view.regressions) > MAX_ROWS:
+            console.print(
+                Text(
+                    f"… {len(view.regressions) - MAX_ROWS:,} more regressions: see the HTML or "
+                    "JSON report.",
+                    "dim",
+                )
+            )
+    if view.improvements:
+        shown = view.improvements[:10]
+        console.print(Text(f"Improvements ({len(view.improvements):,})", "bold green"))
+        console.print(_pairs(console, view, shown, with_reason=False))
+        if len(view.improvements) > len(shown):
+            console.print(Text(f"… {len(view.improvements) - len(shown):,} more", "dim"))
+    if view.inconclusive_groups:
+        console.print(
+            Text(
+                f"Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}", "bold"
+            )
+        )
+        for error, pairs in view.inconclusive_groups:
+            console.print(T(f"  {len(pairs):,} × {error}"))
+    if view.flaky:
+        console.print(Text(f"Flaky baselines ({len(view.flaky):,})", "bold yellow"))
+        for pv in view.flaky[:10]:
+            console.print(
+                T(
+                    f"  {pv.probe} on {pv.prompt_id}: {pv.flaky} → current "
+                    f"{pv.c.current_pass_count}/{pv.c.current_samples}"
+                )
+            )
+    if view.usage:
+        console.print(T(f"Usage (baseline → current): {view.usage_line}", "dim"))
+    console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
+    console.print(
+        T(
+            f"Accept the change: add the label {view.promote_label} to the pull request, or run "
+            "promptcanary run --save-baseline.",
+            "dim",
+        )
+    )

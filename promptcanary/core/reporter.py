@@ -1,0 +1,287 @@
+"""DriftReporter: a drift report as terminal output, Markdown, HTML or JSON.
+
+Glue only: :func:`~promptcanary.core.render.context.build_report_view` prepares one view-model,
+each renderer in :mod:`promptcanary.core.render` turns it into its format. :class:`RunReporter`
+does the same for a run with no baseline.
+
+Example::
+
+    reporter = DriftReporter(drift_report)
+    reporter.print_terminal()
+    reporter.to_markdown("drift_report.md")
+    reporter.to_html("drift_report.html")
+    reporter.to_json("drift_report.json")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+from promptcanary.core.render.budget import COMMENT_BUDGET, SUMMARY_BUDGET
+from promptcanary.core.render.context import (
+    DEFAULT_PROMOTE_LABEL,
+    MARKDOWN_MARKER,
+    ReportView,
+    build_report_view,
+    markdown_marker,
+)
+from promptcanary.core.render.run import RunView, build_run_view
+from promptcanary.core.render.safety import json_safe
+from promptcanary.core.render.trend import (
+    TrendPoint,
+    trend_point_from_snapshot,
+    trend_points_from_snapshots,
+)
+from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "COMMENT_BUDGET",
+    "MARKDOWN_MARKER",
+    "SUMMARY_BUDGET",
+    "DriftReporter",
+    "RunReporter",
+    "TrendPoint",
+    "drift_to_json",
+    "markdown_marker",
+    "print_run_terminal",
+    "run_to_html",
+    "run_to_json",
+    "run_to_markdown",
+    "trend_point_from_snapshot",
+    "trend_points_from_snapshots",
+]
+
+History = Sequence[TrendPoint | BaselineSnapshot]
+
+
+def _write(path: str | Path | None, text: str) -> str:
+    if path is not None:
+        target = Path(path)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write the report: {exc.strerror or exc}", file=target
+            ) from exc
+    return text
+
+
+def _console(console: Console | None) -> Console:
+    if console is not None:
+        return console
+    from promptcanary.core.render.terminal import default_console
+
+    return default_console()
+
+
+# Derived values added to the JSON for readers (jq '.severity'); ignored when the JSON is loaded
+# back into a DriftReport.
+_DERIVED = (
+    "verdict",
+    "severity",
+    "has_drift",
+    "is_inconclusive",
+    "single_sample",
+    "summary",
+    "overall_baseline_score",
+    "overall_current_score",
+    "overall_score_delta",
+    "regression_rate",
+    "worst_delta",
+    "model_changed",
+)
+
+
+def drift_to_json(report: DriftReport) -> str:
+    """The full report as JSON: stored fields in model order, then derived values.
+
+    ``DriftReport.model_validate_json(drift_to_json(r)) == r``.
+    """
+    derived: dict[str, Any] = {name: getattr(report, name) for name in _DERIVED}
+    derived["severity"] = report.severity.value
+    derived["counts"] = {
+        "regressions": len(report.regressions),
+        "improvements": len(report.improvements),
+        "stable": len(report.stable),
+        "inconclusive": len(report.inconclusive),
+        "flaky": len(report.flaky),
+    }
+    # pydantic's own serialiser is ~3x faster than json.dumps on big reports and writes the same
+    # layout (indent 2, UTF-8); the derived keys are spliced in before its closing brace.
+    stored = report.model_dump_json(indent=2)
+    extra = json.dumps(
+        {k: v for k, v in derived.items() if k not in DriftReport.model_fields},
+        indent=2,
+        ensure_ascii=False,
+    )
+    text = (
+        stored[: stored.rindex("}")].rstrip() + ",\n" + extra[extra.index("{") + 1 :].lstrip("\n")
+    )
+    return json_safe(text) + "\n"
+
+
+class DriftReporter:
+    """Renders one :class:`DriftReport` in every format."""
+
+    def __init__(
+        self,
+        report: DriftReport,
+        *,
+        history: History | None = None,
+        run_url: str | None = None,
+        promote_label: str = DEFAULT_PROMOTE_LABEL,
+        report_location: str | None = None,
+    ) -> None:
+        """
+        Args:
+            report:          The drift report to render.
+            history:         Stored baselines of this suite and model (snapshots or
+                             :class:`TrendPoint`), for the HTML trend chart.
+            run_url:         Link to the CI run, shown in the footer.
+            promote_label:   PR label that promotes a run to the baseline.
+            report_location: Where the full report is, in words (named when Markdown is cut).
+        """
+        self.report = report
+        self.history = history
+        self.run_url = run_url
+        self.promote_label = promote_label
+        self.report_location = report_location
+
+    @cached_property
+    def view(self) -> ReportView:
+        """The prepared view-model (built once, shared by every format)."""
+        return build_report_view(
+            self.report,
+            history=self.history,
+            run_url=self.run_url,
+            promote_label=self.promote_label,
+            report_location=self.report_location,
+        )
+
+    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
+        """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only."""
+        from promptcanary.core.render.terminal import render_terminal
+
+        render_terminal(self.view, _console(console), quiet=quiet)
+
+    def to_markdown(self, path: str | Path | None = None, *, budget: int = COMMENT_BUDGET) -> str:
+        """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``."""
+        from promptcanary.core.render.markdown import render_markdown
+
+        return _write(path, render_markdown(self.view, budget=budget))
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """A self-contained dark-theme HTML page; written to ``path`` when given."""
+        from promptcanary.core.render.html import render_html
+
+        return _write(path, render_html(self.view))
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The full structured report as JSON; written to ``path`` when given."""
+        return _write(path, drift_to_json(self.report))
+
+
+# ── Runs without a baseline ──────────────────────────────────────────────────────────────────
+
+
+def _run_view(run: CanaryRunResult, **kwargs: Any) -> RunView:
+    return build_run_view(run, **kwargs)
+
+
+def run_to_markdown(
+    run: CanaryRunResult,
+    *,
+    budget: int = COMMENT_BUDGET,
+    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    run_url: str | None = None,
+    report_location: str | None = None,
+    no_baseline: bool = True,
+) -> str:
+    """Markdown for a run with no baseline; says how to promote it (``promote_label``)."""
+    from promptcanary.core.render.run_output import render_run_markdown
+
+    view = _run_view(
+        run,
+        promote_label=promote_label,
+        run_url=run_url,
+        report_location=report_location,
+        no_baseline=no_baseline,
+    )
+    return render_run_markdown(view, budget=budget)
+
+
+def run_to_html(run: CanaryRunResult, *, promote_label: str = DEFAULT_PROMOTE_LABEL) -> str:
+    """A self-contained HTML page for a run."""
+    from promptcanary.core.render.html import render_run_html
+
+    return render_run_html(_run_view(run, promote_label=promote_label))
+
+
+def run_to_json(run: CanaryRunResult) -> str:
+    """The run as JSON (``CanaryRunResult.model_validate_json`` gives it back)."""
+    return json_safe(run.model_dump_json(indent=2)) + "\n"
+
+
+def print_run_terminal(
+    run: CanaryRunResult,
+    console: Console | None = None,
+    *,
+    quiet: bool = False,
+    promote_label: str = DEFAULT_PROMOTE_LABEL,
+) -> None:
+    """Print a run to the terminal (summary only when ``quiet``)."""
+    from promptcanary.core.render.run_output import render_run_terminal
+
+    render_run_terminal(_run_view(run, promote_label=promote_label), _console(console), quiet=quiet)
+
+
+class RunReporter:
+    """The :class:`DriftReporter` interface for a plain run (no baseline to compare with)."""
+
+    def __init__(
+        self,
+        run: CanaryRunResult,
+        *,
+        run_url: str | None = None,
+        promote_label: str = DEFAULT_PROMOTE_LABEL,
+        report_location: str | None = None,
+        no_baseline: bool = False,
+    ) -> None:
+        self.run = run
+        self.run_url = run_url
+        self.promote_label = promote_label
+        self.report_location = report_location
+        self.no_baseline = no_baseline
+
+    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
+        """Print the run."""
+        print_run_terminal(self.run, console, quiet=quiet, promote_label=self.promote_label)
+
+    def to_markdown(self, path: str | Path | None = None, *, budget: int = COMMENT_BUDGET) -> str:
+        """Markdown for the run, with how to promote it."""
+        text = run_to_markdown(
+            self.run,
+            budget=budget,
+            promote_label=self.promote_label,
+            run_url=self.run_url,
+            report_location=self.report_location,
+            no_baseline=self.no_baseline,
+        )
+        return _write(path, text)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """HTML for the run."""
+        return _write(path, run_to_html(self.run, promote_label=self.promote_label))
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The run as JSON."""
+        return _write(path, run_to_json(self.run))

@@ -1,0 +1,277 @@
+"""LiteLLMProvider: any model LiteLLM can reach (OpenAI, Anthropic, Bedrock, Ollama, ...).
+
+``litellm`` is imported only when a model is actually called (it costs seconds and hundreds of MB),
+and with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` unless the user set it, so importing it never goes to
+the network. LiteLLM's own retries are turned off: the runner retries (see core/retry.py), with
+backoff, Retry-After and rate-limit adaptation, for every provider alike.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
+from promptcanary.core.retry import parse_retry_after
+from promptcanary.errors import ProviderAuthError, ProviderError, redact
+from promptcanary.providers.base import BaseLLMProvider
+
+__all__ = ["LiteLLMProvider"]
+
+#: Longest provider error text kept in a message (LiteLLM sometimes echoes whole bodies).
+_MAX_ERROR_TEXT = 500
+
+
+def _import_litellm(model_id: str) -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as exc:  # pragma: no cover - litellm is a hard dependency
+        raise ProviderError(
+            "LiteLLM is not installed.",
+            model_id=model_id,
+            retryable=False,
+            hint="Run: pip install litellm",
+        ) from exc
+    # LiteLLM prints "Give Feedback / Get Help" banners on every exception; we report errors
+    # ourselves, once, so silence them.
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMProvider(BaseLLMProvider):
+    """LLM provider backed by the LiteLLM library.
+
+    This is the recommended provider for PromptCanary. It supports all major cloud providers and
+    local models via a single unified interface.
+
+    Args:
+        model_id_or_config: Either a LiteLLM model string (e.g. ``"openai/gpt-4o"``) or a
+            :class:`ProviderConfig`.
+        temperature: Sampling temperature (default: 0.0 for reproducibility).
+        max_tokens: Max tokens in the response (default: 1024).
+        seed: Determinism seed (default: 42).
+        extra_params: Additional kwargs forwarded to ``litellm.completion()`` (a dict), merged
+            with ``**extra_params``. ``api_base`` and ``api_key`` pass through; secret-looking
+            keys are never written to a run or baseline file.
+        **extra_params: Additional kwargs forwarded to ``litellm.completion()``.
+
+    Examples::
+
+        provider = LiteLLMProvider("openai/gpt-4o-mini")
+        provider = LiteLLMProvider("ollama/llama3", temperature=0.0)
+        provider = LiteLLMProvider(
+            "openai/gpt-4o",
+            temperature=0.0,
+            max_tokens=2048,
+            extra_params={"response_format": {"type": "json_object"}},
+        )
+    """
+
+    def __init__(
+        self,
+        model_id_or_config: str | ProviderConfig,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        seed: int | None = 42,
+        **extra_params: Any,
+    ) -> None:
+        if isinstance(model_id_or_config, ProviderConfig):
+            config = model_id_or_config
+        else:
+            merged: dict[str, Any] = {}
+            nested = extra_params.pop("extra_params", None)
+            if nested is not None:
+                if not isinstance(nested, dict):
+                    raise TypeError("extra_params must be a dict of keyword arguments for LiteLLM")
+                merged.update(nested)
+            merged.update(extra_params)
+            config = ProviderConfig(
+                model_id=model_id_or_config,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=seed,
+                extra_params=merged,
+            )
+        super().__init__(config)
+
+    @classmethod
+    def from_config(cls, config: ProviderConfig) -> LiteLLMProvider:
+        """Create a provider directly from a :class:`ProviderConfig`."""
+        return cls(config)
+
+    def __repr__(self) -> str:
+        return f"LiteLLMProvider({self.config!r})"
+
+    # ── calls ──
+
+    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
+        """Call the LLM via LiteLLM and return a structured :class:`LLMResponse`.
+
+        Raises:
+            ProviderAuthError: The credentials were refused (401/403).
+            ProviderError: On any other API or network error (with ``status_code`` and
+                ``retry_after_s`` when the provider sent them).
+        """
+        litellm = _import_litellm(self.config.model_id)
+        kwargs = self.request_kwargs(prompt, system_prompt=system_prompt)
+        started = time.perf_counter()
+        try:
+            response = litellm.completion(**kwargs)
+        except Exception as exc:
+            raise self._error(exc) from exc
+        return self._to_response(litellm, prompt, response, started)
+
+    async def acomplete(
+        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
+    ) -> LLMResponse:
+        """Async variant of :meth:`complete`, using ``litellm.acompletion``."""
+        litellm = _import_litellm(self.config.model_id)
+        kwargs = self.request_kwargs(prompt, system_prompt=system_prompt)
+        started = time.perf_counter()
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise self._error(exc) from exc
+        return self._to_response(litellm, prompt, response, started)
+
+    def request_kwargs(
+        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
+    ) -> dict[str, Any]:
+        """The keyword arguments given to LiteLLM for ``prompt`` (secrets included: don't log)."""
+        messages: list[dict[str, str]] = []
+        if system_prompt:
+            messages.append({"role": "system", "content": system_prompt})
+        messages.append({"role": "user", "content": prompt.text})
+        kwargs: dict[str, Any] = {
+            "model": self.config.model_id,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            **self.config.extra_params,
+        }
+        if self.config.seed is not None:
+            kwargs.setdefault("seed", self.config.seed)
+        if prompt.tools:
+            kwargs["tools"] = prompt.tools
+        # The runner owns retries (backoff, Retry-After, AIMD); LiteLLM retrying underneath
+        # would multiply attempts and hide 429s from the limiter.
+        kwargs["num_retries"] = 0
+        kwargs["max_retries"] = 0
+        return kwargs
+
+    # ── translation ──
+
+    def _to_response(
+        self, litellm: Any, prompt: CanaryPrompt, response: Any, started: float
+    ) -> LLMResponse:
+        latency_ms = round((time.perf_counter() - started) * 1000, 2)
+        try:
+            choice = response.choices[0]
+            message = choice.message
+            content = message.content or ""
+            finish_reason = choice.finish_reason
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise ProviderError(
+                f"{self.config.model_id}: unexpected response structure ({exc})",
+                model_id=self.config.model_id,
+                raw_error=exc,
+            ) from exc
+        usage = getattr(response, "usage", None)
+        return LLMResponse(
+            prompt_id=prompt.id,
+            provider_model_id=self.config.model_id,
+            content=content,
+            finish_reason=finish_reason,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            total_tokens=getattr(usage, "total_tokens", None),
+            latency_ms=latency_ms,
+            raw_response=_dump(response),
+            cost_usd=_cost(litellm, response),
+            response_model=getattr(response, "model", None) or None,
+            system_fingerprint=getattr(response, "system_fingerprint", None) or None,
+            tool_calls=_tool_calls(getattr(message, "tool_calls", None)),
+        )
+
+    def _error(self, exc: BaseException) -> ProviderError:
+        """Translate any LiteLLM / network exception into a ProviderError (redacted)."""
+        status = getattr(exc, "status_code", None)
+        status = status if isinstance(status, int) else None
+        headers = getattr(exc, "litellm_response_headers", None)
+        if headers is None:
+            headers = getattr(getattr(exc, "response", None), "headers", None)
+        try:
+            retry_after = parse_retry_after(headers)
+        except Exception:  # headers of an unexpected type: no hint, not a crash
+            retry_after = None
+        text = " ".join(str(exc).split())
+        if len(text) > _MAX_ERROR_TEXT:
+            text = text[: _MAX_ERROR_TEXT - 1] + "…"
+        message = redact(f"{self.config.model_id}: {type(exc).__name__}: {text}")
+        api_key = self.config.extra_params.get("api_key")
+        if isinstance(api_key, str) and api_key:
+            message = redact(message, extra_secrets=[api_key])
+        cls = ProviderAuthError if status in (401, 403) else ProviderError
+        return cls(
+            message,
+            model_id=self.config.model_id,
+            status_code=status,
+            raw_error=exc,
+            retry_after_s=retry_after,
+        )
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    """Cost in USD from LiteLLM's price map; None when the model is unknown. Never raises."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    # LiteLLM already priced the response while logging it; pricing it again costs ~2 ms a call.
+    if "response_cost" in hidden:
+        value = hidden.get("response_cost")
+    else:
+        try:
+            value = litellm.completion_cost(completion_response=response)
+        except Exception:
+            value = None
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _tool_calls(raw: Any) -> list[dict[str, Any]] | None:
+    """Tool calls as plain OpenAI-shaped dicts: {id, type, function: {name, arguments}}."""
+    if not raw:
+        return None
+    calls: list[dict[str, Any]] = []
+    for call in raw:
+        data = call if isinstance(call, dict) else _dump(call)
+        function = data.get("function") or {}
+        if not isinstance(function, dict):
+            function = _dump(function)
+        calls.append(
+            {
+                "id": data.get("id"),
+                "type": data.get("type") or "function",
+                "function": {
+                    "name": function.get("name"),
+                    "arguments": function.get("arguments") or "",
+                },
+            }
+        )
+    return calls
+
+
+def _dump(obj: Any) -> dict[str, Any]:
+    for method in ("model_dump", "dict"):
+        fn = getattr(obj, method, None)
+        if callable(fn):
+            try:
+                data = fn()
+            except Exception:
+                continue
+            if isinstance(data, dict):
+                return data
+    return {}

@@ -1,0 +1,168 @@
+"""A stand-in for the GitHub Actions runner starting the Docker action.
+
+It builds the environment a container action gets — ``GITHUB_*`` variables, the event file, the
+``GITHUB_OUTPUT`` / ``GITHUB_STEP_SUMMARY`` files, a workspace and a runner temp folder — and the
+``INPUT_*`` variables exactly as action.yml maps them in ``runs.env`` (defaults included, and the
+runner's own dashed ``INPUT_FAIL-ON-SEVERITY`` form next to them), then runs
+``python entrypoint.py`` as a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WEBHOOKS = ROOT / "tests" / "fixtures" / "webhooks"
+
+
+def load_event(name: str) -> dict[str, Any]:
+    """A webhook payload from tests/fixtures/webhooks (a fresh copy each time)."""
+    data: dict[str, Any] = json.loads((WEBHOOKS / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """Parse ``$GITHUB_OUTPUT`` the way the runner does (``k=v`` and ``k<<DELIM`` blocks)."""
+    out: dict[str, str] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, i + 1)
+            out[name] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+            continue
+        if "=" in line:
+            name, value = line.split("=", 1)
+            out[name] = value
+        i += 1
+    return out
+
+
+@dataclass
+class ActionRun:
+    """What one run of the entrypoint left behind."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+    def commands(self, name: str) -> list[str]:
+        """The messages of every ``::name ...::message`` workflow command printed."""
+        rx = re.compile(rf"^::{name}(?: [^:]*)?::(.*)$")
+        return [m.group(1) for line in self.stdout.splitlines() if (m := rx.match(line))]
+
+
+@dataclass
+class FakeRunner:
+    """One job's runner: a workspace and temp folder under ``root``; :meth:`run` runs one step."""
+
+    root: Path
+    api_url: str
+    repository: str = "Codertocat/Hello-World"
+    token: str = "ghs_defaulttoken000000000000000000000"
+    provider_env: dict[str, str] = field(default_factory=dict)
+    run_counter: int = 0
+
+    def __post_init__(self) -> None:
+        self.workspace = self.root / "workspace"
+        self.runner_temp = self.root / "runner_temp"
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        self.runner_temp.mkdir(parents=True, exist_ok=True)
+        (self.workspace / ".git").mkdir(exist_ok=True)  # the checkout's root
+        self.action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+
+    def inputs_env(self, inputs: dict[str, str]) -> dict[str, str]:
+        """``INPUT_*`` as the runner sets them for this action.yml and these ``with:`` values."""
+        declared: dict[str, Any] = self.action["inputs"]
+        unknown = set(inputs) - set(declared)
+        assert not unknown, f"inputs not in action.yml: {unknown}"
+        values: dict[str, str] = {}
+        for name, spec in declared.items():
+            value = inputs.get(name, str(spec.get("default", "")))
+            values[name] = value.replace("${{ github.token }}", self.token)
+        env = {}
+        for name, value in values.items():  # the runner's own (dashed) form
+            env["INPUT_" + name.replace(" ", "_").upper()] = value
+        for key, expr in self.action["runs"].get("env", {}).items():
+            m = re.fullmatch(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", str(expr))
+            assert m, f"runs.env.{key} is not a plain inputs expression: {expr!r}"
+            env[key] = values[m.group(1)]
+        return env
+
+    def run(
+        self,
+        *,
+        event_name: str,
+        event: dict[str, Any],
+        inputs: dict[str, str] | None = None,
+        ref: str = "refs/heads/master",
+        extra_env: dict[str, str] | None = None,
+        timeout: float = 180,
+    ) -> ActionRun:
+        """Run ``python entrypoint.py`` once with a fresh step environment."""
+        self.run_counter += 1
+        step = self.root / f"step{self.run_counter}"
+        step.mkdir()
+        event_path = step / "event.json"
+        event_path.write_text(json.dumps(event), encoding="utf-8")
+        output_file, summary_file = step / "output", step / "summary"
+        output_file.touch()
+        summary_file.touch()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.root / "home"),
+            "CI": "true",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_ACTION": "__self",
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": self.repository,
+            "GITHUB_REPOSITORY_OWNER": self.repository.split("/")[0],
+            "GITHUB_API_URL": self.api_url,
+            "GITHUB_SERVER_URL": "https://github.test",
+            "GITHUB_GRAPHQL_URL": self.api_url + "/graphql",
+            "GITHUB_RUN_ID": str(4000 + self.run_counter),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_SHA": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+            "GITHUB_REF": ref,
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_OUTPUT": str(output_file),
+            "GITHUB_STEP_SUMMARY": str(summary_file),
+            "GITHUB_ENV": str(step / "env"),
+            "GITHUB_PATH": str(step / "path"),
+            "RUNNER_TEMP": str(self.runner_temp),
+            "RUNNER_OS": "Linux",
+            **self.provider_env,
+            **self.inputs_env(inputs or {}),
+            **(extra_env or {}),
+        }
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "entrypoint.py")],
+            cwd=self.workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return ActionRun(
+            returncode=proc.returncode,
+            stdout=proc.stdout,
+            stderr=proc.stderr,
+            outputs=parse_output_file(output_file.read_text(encoding="utf-8")),
+            summary=summary_file.read_text(encoding="utf-8"),
+        )

@@ -1,0 +1,78 @@
+"""Shared data for the Action's integration tests: a small suite, its good answers, a baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
+from promptcanary.core.suite import CanarySuite
+from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.storage.file import FileBaselineStore
+
+REPO = "Codertocat/Hello-World"  # the repository of the @octokit/webhooks-examples payloads
+BOT = "github-actions[bot]"
+MODEL = "openai/fake"
+
+SUITE = """\
+name: support-bot
+probes:
+  - type: expected_keywords
+prompts:
+  - id: capital
+    text: What is the capital of France?
+    expected_keywords: [Paris]
+  - id: boiling
+    text: At what temperature does water boil at sea level, in Celsius?
+    expected_keywords: ["100"]
+  - id: planet
+    text: Which planet is known as the red planet?
+    expected_keywords: [Mars]
+  - id: author
+    text: Who wrote Hamlet?
+    expected_keywords: [Shakespeare]
+"""
+
+#: prompt id -> the answer a healthy model gives.
+GOOD = {
+    "capital": "The capital of France is Paris.",
+    "boiling": "Water boils at 100 degrees Celsius at sea level.",
+    "planet": "Mars is the red planet.",
+    "author": "Hamlet was written by William Shakespeare.",
+}
+
+_TEXT_TO_ID = {
+    "What is the capital of France?": "capital",
+    "At what temperature does water boil at sea level, in Celsius?": "boiling",
+    "Which planet is known as the red planet?": "planet",
+    "Who wrote Hamlet?": "author",
+}
+
+
+def answers_for(answers: dict[str, str], prompt_text: str) -> str:
+    """The scripted reply for a prompt text."""
+    return answers[_TEXT_TO_ID[prompt_text]]
+
+
+def write_suite(workspace: Path) -> Path:
+    path = workspace / "canary.yaml"
+    path.write_text(SUITE, encoding="utf-8")
+    return path
+
+
+class _Scripted(BaseLLMProvider):
+    """Answers from GOOD without any wire: only used to make the committed baseline."""
+
+    def __init__(self) -> None:
+        super().__init__(ProviderConfig(model_id=MODEL))
+
+    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
+        return LLMResponse(prompt_id=prompt.id, provider_model_id=MODEL, content=GOOD[prompt.id])
+
+
+def seed_baseline(workspace: Path) -> Path:
+    """Save a healthy baseline in ``workspace/baselines`` (what a repository has committed)."""
+    suite = CanarySuite.from_yaml(workspace / "canary.yaml")
+    run = suite.run(_Scripted(), show_progress=False)
+    store = FileBaselineStore(workspace / "baselines")
+    store.save(run, note="seeded by the test")
+    return store.directory
