@@ -74,18 +74,16 @@ OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an
 
 @app.command()
 def init(
-    name: Annotated[
-        str | None, typer.Argument(help="Suite name [default: folder name].")
-    ] = None,
+    name: Annotated[str | None, typer.Argument(help="Suite name [default: folder name].")] = None,
     directory: Annotated[Path, typer.Option("--dir", help="Where to create the files.")] = Path(
         "."
     ),
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-) -> int:
+) -> None:
     """Create canary.yaml, baselines/, .env.example and a GitHub workflow."""
     from promptcanary.commands.init import run_init
 
-    return run_init(name=name, directory=directory, force=force)
+    _done(run_init(name=name, directory=directory, force=force))
 
 
 @app.command()
@@ -115,12 +113,12 @@ def run(
     ] = False,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
-) -> int:
+) -> None:
     """Run the suite against a model and show the scores (optionally save a baseline)."""
     options = dict(locals())
     from promptcanary.commands.run import RunArgs, run_command
 
-    return run_command(RunArgs(**options))
+    _done(run_command(RunArgs(**options)))
 
 
 @app.command()
@@ -178,12 +176,12 @@ def compare(
     ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
-) -> int:
+) -> None:
     """Compare a run (fresh, or saved with --current) with the newest baseline."""
     options = dict(locals())
     from promptcanary.commands.compare import CompareArgs, compare_command
 
-    return compare_command(CompareArgs(**options))
+    _done(compare_command(CompareArgs(**options)))
 
 
 @app.command()
@@ -198,11 +196,11 @@ def report(
     budget: Annotated[
         int | None, typer.Option(help="Max characters of Markdown output [default: none].")
     ] = None,
-) -> int:
+) -> None:
     """Render a saved run or drift report in another format."""
     from promptcanary.commands.report import report_command
 
-    return report_command(input=input, format=format, output=output, budget=budget)
+    _done(report_command(input=input, format=format, output=output, budget=budget))
 
 
 @app.command()
@@ -216,18 +214,20 @@ def plan(
     ] = None,
     provider: ProviderOpt = None,
     baseline_dir: BaselineDirOpt = None,
-) -> int:
+) -> None:
     """How many samples are needed to detect a drop, and what a run would cost."""
     from promptcanary.commands.plan import plan_command
 
-    return plan_command(
-        effect=effect,
-        baseline_rate=baseline_rate,
-        alpha=alpha,
-        power=power,
-        config=config,
-        provider=provider,
-        baseline_dir=baseline_dir,
+    _done(
+        plan_command(
+            effect=effect,
+            baseline_rate=baseline_rate,
+            alpha=alpha,
+            power=power,
+            config=config,
+            provider=provider,
+            baseline_dir=baseline_dir,
+        )
     )
 
 
@@ -236,22 +236,22 @@ def baselines_list(
     baseline_dir: BaselineDirOpt = None,
     suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
-) -> int:
+) -> None:
     """List baselines, newest first."""
     from promptcanary.commands.baselines import list_command
 
-    return list_command(baseline_dir=baseline_dir, suite=suite, model=provider)
+    _done(list_command(baseline_dir=baseline_dir, suite=suite, model=provider))
 
 
 @baselines_app.command("show")
 def baselines_show(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id, or a baseline file path.")],
     baseline_dir: BaselineDirOpt = None,
-) -> int:
+) -> None:
     """Show one baseline's scores."""
     from promptcanary.commands.baselines import show_command
 
-    return show_command(snapshot=snapshot, baseline_dir=baseline_dir)
+    _done(show_command(snapshot=snapshot, baseline_dir=baseline_dir))
 
 
 @baselines_app.command("delete")
@@ -259,20 +259,24 @@ def baselines_delete(
     snapshot: Annotated[str, typer.Argument(help="Full snapshot id.")],
     baseline_dir: BaselineDirOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-) -> int:
+) -> None:
     """Delete one baseline."""
     from promptcanary.commands.baselines import delete_command
 
-    return delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes)
+    _done(delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes))
 
 
 @app.command()
-def version() -> int:
+def version() -> None:
     """Print the PromptCanary version."""
     from promptcanary import __version__
 
     typer.echo(f"promptcanary {__version__}")
-    return 0
+
+
+def _done(code: int) -> None:
+    """End a command with its exit code (click ignores return values in standalone mode)."""
+    raise typer.Exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from promptcanary.action.promote import promote
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_text
+from promptcanary.core.reporter import run_to_json
 from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ def no_baseline(
         EXIT_OK,
         run=run,
         report_path=files.write(".md", full),
-        json_path=files.write(".run.json", run.model_dump_json(indent=2)),
+        json_path=files.write(".run.json", run_to_json(run)),
     )
     if unusable:
         outcome.result = "inconclusive"
@@ -211,17 +212,18 @@ def promoted(
             EXIT_INCONCLUSIVE if s.config.fail_on_inconclusive else EXIT_OK,
             run=run,
             report_path=files.write(".md", markdown),
-            json_path=files.write(".run.json", run.model_dump_json(indent=2)),
+            json_path=files.write(".run.json", run_to_json(run)),
         )
         outcome.comment_url = s.comment(marker, markdown, files)
         return s.finish(outcome)
 
     store = store_for(s.config)
     previous = latest_baseline(store, run.suite_name, run.provider.model_id)
-    change = None
+    change = change_summary = None
     if previous is not None:
         report = compare_run(previous, run, target.suite, s.config)
         change = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET - 4000)
+        change_summary = report.summary
     branch = s.plan.promote_branch or ""
     note = f"promoted by PromptCanary ({s.context.event_name}"
     note += f", PR #{s.plan.pr_number})" if s.plan.pr_number else ")"
@@ -240,6 +242,7 @@ def promoted(
         branch=branch,
         previous=previous,
         change=change,
+        change_summary=change_summary,
         committed=promotion.commit is not None,
         where=s.where,
     )
@@ -248,7 +251,7 @@ def promoted(
         EXIT_OK,
         run=run,
         report_path=files.write(".md", markdown),
-        json_path=files.write(".run.json", run.model_dump_json(indent=2)),
+        json_path=files.write(".run.json", run_to_json(run)),
         baseline_path=s.workspace_relative(promotion.local_path),
     )
     s.workflow.add_summary(markdown)

@@ -6,6 +6,7 @@ refuses or fails, so the caller can keep the report and warn instead of crashing
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -76,6 +77,9 @@ class GitHubClient:
         """
         from github import Auth, Github, GithubRetry
 
+        # PyGithub logs every refused request at INFO to stderr on import; our own warnings say
+        # what failed, so only its real problems are let through.
+        logging.getLogger("github").setLevel(logging.WARNING)
         retry = GithubRetry(total=retries, backoff_factor=backoff_s, secondary_rate_wait=backoff_s)
         gh = Github(
             auth=Auth.Token(token),
@@ -92,7 +96,7 @@ class GitHubClient:
     @property
     def repo(self) -> Repository:
         if self._repo is None:
-            self._repo = self._gh.get_repo(self.repository, lazy=True)
+            self._repo = self._gh.get_repo(self.repository)  # lazy: no request
         return self._repo
 
     # ── identity ──
@@ -134,9 +138,17 @@ class GitHubClient:
         return str(created.html_url)
 
     def remove_label(self, number: int, label: str) -> None:
-        """Take ``label`` off issue/PR ``number`` (so adding it again triggers a new run)."""
+        """Take ``label`` off issue/PR ``number`` (so adding it again triggers a new run).
+
+        A label that is already gone (404) is not an error.
+        """
         issue = self.repo.get_issue(number)
-        _call(f"remove label '{label}' from #{number}", lambda: issue.remove_from_labels(label))
+        try:
+            _call(f"remove label '{label}' from #{number}",
+                  lambda: issue.remove_from_labels(label))
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
 
     # ── watch issues ──
 

@@ -8,7 +8,6 @@ the work. Every I/O dependency of :func:`action` is a parameter.
 
 from __future__ import annotations
 
-import logging
 import os
 import traceback
 from collections.abc import Callable, Mapping
@@ -90,7 +89,6 @@ def main(
     workflow = Workflow(env, stream)
     # Before anything else is printed: the runner hides these values in every later line.
     workflow.mask(_secret_values(env))
-    logging.getLogger("github").setLevel(logging.ERROR)
     try:
         config = load_config(env)
         context = load_context(env)

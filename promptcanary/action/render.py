@@ -138,11 +138,13 @@ def promoted_markdown(
     branch: str,
     previous: BaselineSnapshot | None,
     change: str | None,
+    change_summary: str | None = None,
     committed: bool,
     where: Where,
 ) -> str:
     """Summary / comment after a promotion. ``change`` is the drift Markdown against the
-    previous baseline (None for the first baseline)."""
+    previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
+    """
     run = snapshot.run_result
     suite, model = md_code(run.suite_name, 100), md_code(run.provider.model_id, 100)
     path = md_code(baseline_path, 200)
@@ -173,12 +175,19 @@ def promoted_markdown(
     else:
         lines.append(
             f"Changes against the previous baseline (saved "
-            f"{previous.created_at:%Y-%m-%d %H:%M} UTC):"
+            f"{previous.created_at:%Y-%m-%d %H:%M} UTC): {md_text(change_summary, 400)}"
         )
         if change:
             # The reporter's marker would be a second sticky key inside our body: drop it.
             marker = comment_marker(run.suite_name, run.provider.model_id)
-            lines += ["", change.removeprefix(marker).lstrip("\n")]
+            lines += [
+                "",
+                "<details><summary>Full comparison with the previous baseline</summary>",
+                "",
+                change.removeprefix(marker).lstrip("\n"),
+                "",
+                "</details>",
+            ]
     return "\n".join(lines) + _run_link(where)
 
 

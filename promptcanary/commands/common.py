@@ -110,13 +110,9 @@ def write_text(path: Path, text: str) -> None:
 
 def progress_callback(enabled: bool) -> Any:
     """A progress callback for the runner: a bar on a TTY, periodic lines otherwise, or none."""
-    if not enabled:
-        return None
-    try:
-        from promptcanary.core.progress import make_progress
-    except ImportError:  # pragma: no cover - progress module is optional during development
-        return None
-    return make_progress(stream=sys.stderr)
+    from promptcanary.core.progress import make_progress
+
+    return make_progress(enabled, stream=sys.stderr)
 
 
 def write_report_files(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     default_baseline_dir,
@@ -22,6 +23,10 @@ from promptcanary.errors import (
     EXIT_OK,
     ConfigError,
 )
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import BaselineSnapshot
+    from promptcanary.storage.file import FileBaselineStore
 
 SEVERITIES = ("low", "medium", "high", "critical")
 
@@ -90,6 +95,10 @@ def compare_command(args: CompareArgs) -> int:
     suite = load_suite(args.config) if args.config is not None else None
     settings = suite.settings if suite is not None else SuiteSettings()
 
+    from promptcanary.storage.file import FileBaselineStore
+
+    store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
+
     if args.current is not None:
         current = load_run(args.current)
         if suite is not None and suite.name != current.suite_name:
@@ -97,10 +106,14 @@ def compare_command(args: CompareArgs) -> int:
                 f"{args.current} is a run of suite '{current.suite_name}', not '{suite.name}'",
                 field="--current",
             )
+        snapshot = _baseline(args, store, current.suite_name, current.provider.model_id)
     else:
         assert suite is not None
         model = resolve_model(args.provider, suite, replay=args.replay)
         provider = make_provider(model, api_base=args.api_base, replay=args.replay)
+        # Find the baseline before calling the model: no point paying for a run that has
+        # nothing to be compared with.
+        snapshot = _baseline(args, store, suite.name, provider.config.model_id)
         current = suite.run(
             provider,
             temperature=args.temperature,
@@ -114,14 +127,6 @@ def compare_command(args: CompareArgs) -> int:
         )
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))
-
-    from promptcanary.storage.file import FileBaselineStore
-
-    store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
-    if args.baseline is not None:
-        snapshot = store.load_from_path(args.baseline)
-    else:
-        snapshot = store.load_latest(current.suite_name, current.provider.model_id)
 
     from promptcanary.core.comparator import compare
 
@@ -152,6 +157,14 @@ def compare_command(args: CompareArgs) -> int:
 
     DriftReporter(report).print_terminal(stdout_console(), quiet=args.quiet)
     return gate(report, fail_on_drift=args.fail_on_drift, fail_on_severity=args.fail_on_severity)
+
+
+def _baseline(
+    args: CompareArgs, store: FileBaselineStore, suite_name: str, model_id: str
+) -> BaselineSnapshot:
+    if args.baseline is not None:
+        return store.load_from_path(args.baseline)
+    return store.load_latest(suite_name, model_id)
 
 
 def gate(report: object, *, fail_on_drift: bool, fail_on_severity: str | None) -> int:

@@ -27,18 +27,15 @@ def print_error(exc: PromptCanaryError) -> None:
 
 def run_cli(app: Any, argv: list[str] | None) -> int:
     """Run the typer ``app`` without click's own exit handling and map errors to exit codes."""
-    import click
-
+    # Standalone mode: click itself reports usage errors (exit 2) and turns typer.Exit into
+    # SystemExit; our own errors propagate to here.
     try:
-        result = app(args=argv, standalone_mode=False, prog_name="promptcanary")
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.exceptions.Abort:
-        sys.stderr.write("Aborted.\n")
-        return 130
-    except click.ClickException as exc:
-        exc.show()
-        return EXIT_USAGE
+        app(args=argv, prog_name="promptcanary")
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return 0
+        return code if isinstance(code, int) else EXIT_USAGE
     except PromptCanaryError as exc:
         print_error(exc)
         return exit_code_for(exc)
@@ -56,4 +53,4 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
             "please report it.\n"
         )
         return EXIT_INTERNAL
-    return result if isinstance(result, int) else 0
+    return 0

@@ -70,10 +70,7 @@ def run_command(args: RunArgs) -> int:
         reporter.to_markdown(args.output_md)
     if args.output_html:
         reporter.to_html(args.output_html)
-    if args.quiet:
-        stdout_console().print(reporter.summary, soft_wrap=True)
-    else:
-        reporter.print_terminal(stdout_console())
+    reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
     unmeasurable = run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses))
     if args.save_baseline:

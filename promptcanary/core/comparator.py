@@ -27,9 +27,24 @@ EXCERPT_CHARS = 4000
 
 @dataclass
 class Side:
-    """One side of a pair, summarised over its samples."""
+    """One side of a pair, summarised over its samples.
+
+    The summaries are computed once, in one pass, on first read (a large comparison reads them
+    many times): fill ``results`` first, then read.
+    """
 
     results: list[ProbeResult] = field(default_factory=list)
+    _summary: tuple[list[ProbeResult], list[float], int] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def _summarise(self) -> tuple[list[ProbeResult], list[float], int]:
+        if self._summary is None:
+            measured = [r for r in self.results if not r.errored]
+            scores = [r.score for r in measured]
+            passes = sum(1 for r in measured if r.passed)
+            self._summary = (measured, scores, passes)
+        return self._summary
 
     @property
     def present(self) -> bool:
@@ -37,23 +52,23 @@ class Side:
 
     @property
     def measured(self) -> list[ProbeResult]:
-        return [r for r in self.results if not r.errored]
+        return self._summarise()[0]
 
     @property
     def scores(self) -> list[float]:
-        return [r.score for r in self.measured]
+        return self._summarise()[1]
 
     @property
     def n(self) -> int:
-        return len(self.measured)
+        return len(self._summarise()[0])
 
     @property
     def passes(self) -> int:
-        return sum(1 for r in self.measured if r.passed)
+        return self._summarise()[2]
 
     @property
     def mean(self) -> float:
-        scores = self.scores
+        scores = self._summarise()[1]
         return sum(scores) / len(scores) if scores else 0.0
 
     @property
@@ -106,12 +121,14 @@ def compare(
     c_sides = _group(current.probe_results)
     keys = sorted(set(b_sides) | set(c_sides))
 
-    multi = base_run.samples >= 2 and current.samples >= 2
     from promptcanary.core import decision
 
-    decide = decision.decide_multi if multi else decision.decide_single
-    verdicts = decide(
-        [(b_sides.get(k, Side()), c_sides.get(k, Side())) for k in keys],
+    # Routed pair by pair: a pair is tested when both sides have >= 2 measured samples (whatever
+    # the runs' nominal `samples`, since errors thin them out); every other pair gets the
+    # documented threshold rule, so single-sample runs behave exactly as before.
+    pairs = [(b_sides.get(k) or Side(), c_sides.get(k) or Side()) for k in keys]
+    verdicts = decision.decide_multi(
+        pairs,
         regression_threshold=regression_threshold,
         improvement_threshold=improvement_threshold,
         alpha=alpha,
@@ -120,9 +137,7 @@ def compare(
 
     texts = _Texts(base_run, current)
     comparisons: list[ProbeComparison] = []
-    for key, verdict in zip(keys, verdicts):
-        probe_id, prompt_id = key
-        b, c = b_sides.get(key, Side()), c_sides.get(key, Side())
+    for (probe_id, prompt_id), (b, c), verdict in zip(keys, pairs, verdicts):
         meta = (c.results or b.results)[0]
         changed = verdict.regression or verdict.improvement or verdict.inconclusive
         comparisons.append(

@@ -24,9 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 #: Which way a one-sided test looks: "drop" = the current run is worse than the baseline.
 Direction = Literal["drop", "gain"]
@@ -133,7 +137,7 @@ def _rank_sum_tails(ranks: tuple[int, ...], n_b: int, observed: int) -> tuple[fl
 
 
 @lru_cache(maxsize=4096)
-def _rank_sum_distribution(ranks: tuple[int, ...], n_b: int):  # type: ignore[no-untyped-def]
+def _rank_sum_distribution(ranks: tuple[int, ...], n_b: int) -> NDArray[np.float64]:
     """How many n_b-subsets of ``ranks`` have each possible sum (index = sum).
 
     Depends only on the tie pattern, so a few cached tables serve many pairs.
@@ -199,7 +203,7 @@ def fisher_power(
     return float(min(1.0, (weights * flagged).sum()))
 
 
-def _likely_counts(n: int, p: float):  # type: ignore[no-untyped-def]
+def _likely_counts(n: int, p: float) -> NDArray[np.int64]:
     """The pass counts out of n that have non-negligible probability."""
     import numpy as np
     from scipy.stats import binom
@@ -230,13 +234,21 @@ def samples_needed(
     _check_rates(baseline_rate=baseline_rate, effect=effect, alpha=alpha)
     if not 0 < power < 1:
         raise ConfigError(f"power must be between 0 and 1 (exclusive), got {power}", field="power")
-    if effect < min_effect - 1e-9:
+    if effect <= min_effect + 1e-9:
+        # The observed drop must reach min_effect too; when the true drop is no larger, that
+        # happens about half the time at best, whatever the number of samples.
         raise ConfigError(
-            f"effect {effect:g} is smaller than min_effect {min_effect:g}: drops that small are "
-            "never reported, whatever the number of samples",
+            f"effect {effect:g} must be larger than min_effect {min_effect:g}: the rule only "
+            "reports drops of at least min_effect, so a true drop of that size or smaller is "
+            "missed about half the time whatever the number of samples",
             field="effect",
             hint="Raise --effect, or lower min_effect in canary.yaml.",
         )
+    guess = _normal_estimate(
+        effect, baseline_rate=baseline_rate, alpha=alpha, power=power, min_effect=min_effect
+    )
+    if guess > 1.5 * max_samples:
+        raise _too_many(effect, baseline_rate, power, max_samples)
 
     def reaches(n: int) -> float | None:
         achieved = fisher_power(
@@ -245,8 +257,7 @@ def samples_needed(
         return achieved if achieved >= power else None
 
     # Jump ahead in strides sized from a rough normal estimate, then walk back over the last
-    # stride: the exact power decides, the estimate only saves work for tiny effects.
-    guess = _normal_estimate(effect, baseline_rate=baseline_rate, alpha=alpha, power=power)
+    # stride: the exact power decides, the estimate only saves work for small effects.
     stride = max(1, guess // 40)
     previous, n = 1, 2
     while n <= max_samples:
@@ -256,7 +267,11 @@ def samples_needed(
                 if achieved is not None:
                     return m, achieved
         previous, n = n, n + stride
-    raise ConfigError(
+    raise _too_many(effect, baseline_rate, power, max_samples)
+
+
+def _too_many(effect: float, baseline_rate: float, power: float, max_samples: int) -> ConfigError:
+    return ConfigError(
         f"detecting a drop of {effect:g} from a pass rate of {baseline_rate:g} at power "
         f"{power:g} needs more than {max_samples} samples per prompt",
         field="effect",
@@ -264,16 +279,20 @@ def samples_needed(
     )
 
 
-def _normal_estimate(effect: float, *, baseline_rate: float, alpha: float, power: float) -> int:
+def _normal_estimate(
+    effect: float, *, baseline_rate: float, alpha: float, power: float, min_effect: float
+) -> int:
+    """Rough sample size from the normal approximation: significance, and an observed drop of at
+    least ``min_effect``, each at the target power. Only a starting point for the exact search."""
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf
     p1, p2 = baseline_rate, baseline_rate - effect
     mean = (p1 + p2) / 2
-    spread = z(1 - alpha) * math.sqrt(2 * mean * (1 - mean)) + z(power) * math.sqrt(
-        p1 * (1 - p1) + p2 * (1 - p2)
-    )
-    return max(2, math.ceil((spread / effect) ** 2))
+    spread = math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
+    significance = (z(1 - alpha) * math.sqrt(2 * mean * (1 - mean)) + z(power) * spread) / effect
+    gate = z(power) * spread / (effect - min_effect)
+    return max(2, math.ceil(max(significance, gate) ** 2))
 
 
 def _check_rates(*, baseline_rate: float, effect: float, alpha: float) -> None:

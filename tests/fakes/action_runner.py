@@ -9,11 +9,13 @@ runner's own dashed ``INPUT_FAIL-ON-SEVERITY`` form next to them), then runs
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +105,7 @@ class FakeRunner:
             env[key] = values[m.group(1)]
         return env
 
-    def run(
+    def prepare(
         self,
         *,
         event_name: str,
@@ -111,17 +113,15 @@ class FakeRunner:
         inputs: dict[str, str] | None = None,
         ref: str = "refs/heads/master",
         extra_env: dict[str, str] | None = None,
-        timeout: float = 180,
-    ) -> ActionRun:
-        """Run ``python entrypoint.py`` once with a fresh step environment."""
+    ) -> tuple[dict[str, str], Path]:
+        """A fresh step: its environment and its folder (event, output and summary files)."""
         self.run_counter += 1
         step = self.root / f"step{self.run_counter}"
         step.mkdir()
         event_path = step / "event.json"
         event_path.write_text(json.dumps(event), encoding="utf-8")
-        output_file, summary_file = step / "output", step / "summary"
-        output_file.touch()
-        summary_file.touch()
+        (step / "output").touch()
+        (step / "summary").touch()
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.root / "home"),
@@ -140,8 +140,8 @@ class FakeRunner:
             "GITHUB_SHA": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "GITHUB_REF": ref,
             "GITHUB_WORKSPACE": str(self.workspace),
-            "GITHUB_OUTPUT": str(output_file),
-            "GITHUB_STEP_SUMMARY": str(summary_file),
+            "GITHUB_OUTPUT": str(step / "output"),
+            "GITHUB_STEP_SUMMARY": str(step / "summary"),
             "GITHUB_ENV": str(step / "env"),
             "GITHUB_PATH": str(step / "path"),
             "RUNNER_TEMP": str(self.runner_temp),
@@ -150,6 +150,11 @@ class FakeRunner:
             **self.inputs_env(inputs or {}),
             **(extra_env or {}),
         }
+        return env, step
+
+    def run(self, *, timeout: float = 180, **step: Any) -> ActionRun:
+        """Run ``python entrypoint.py`` once with a fresh step environment (see :meth:`prepare`)."""
+        env, folder = self.prepare(**step)
         proc = subprocess.run(
             [sys.executable, str(ROOT / "entrypoint.py")],
             cwd=self.workspace,
@@ -159,10 +164,23 @@ class FakeRunner:
             timeout=timeout,
             check=False,
         )
-        return ActionRun(
-            returncode=proc.returncode,
-            stdout=proc.stdout,
-            stderr=proc.stderr,
-            outputs=parse_output_file(output_file.read_text(encoding="utf-8")),
-            summary=summary_file.read_text(encoding="utf-8"),
-        )
+        return _collect(proc.returncode, proc.stdout, proc.stderr, folder)
+
+    def run_in_process(self, main: Callable[..., int], *, main_kwargs: dict[str, Any],
+                       **step: Any) -> ActionRun:
+        """Call ``main(environ, stream, **main_kwargs)`` in this process with the same step
+        environment (for dependencies passed in: providers, GitHub clients)."""
+        env, folder = self.prepare(**step)
+        stream = io.StringIO()
+        code = main(env, stream, **main_kwargs)
+        return _collect(code, stream.getvalue(), "", folder)
+
+
+def _collect(code: int, stdout: str, stderr: str, step: Path) -> ActionRun:
+    return ActionRun(
+        returncode=code,
+        stdout=stdout,
+        stderr=stderr,
+        outputs=parse_output_file((step / "output").read_text(encoding="utf-8")),
+        summary=(step / "summary").read_text(encoding="utf-8"),
+    )

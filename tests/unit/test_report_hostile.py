@@ -65,7 +65,9 @@ def _outside_code(md: str) -> str:
             fence = None
     assert fence is None, "unclosed code fence"
     text = "\n".join(out)
-    return re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", text)
+    text = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", text)
+    # A backslash-escaped character is literal text, never markup.
+    return re.sub(r"\\[!-/:-@\[-`{-~]", "", text)
 
 
 def _assert_no_workflow_command(text: str) -> None:

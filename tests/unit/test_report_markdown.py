@@ -81,7 +81,7 @@ def test_counts_usage_thresholds_footer_and_run_link() -> None:
 def test_sampled_report_shows_counts_p_values_method_and_flaky() -> None:
     md = DriftReporter(sampled_report()).to_markdown()
     assert "9/10 → 3/10, p = 0.003 (adjusted), Fisher" in md
-    assert "Fisher's exact test" in md and "Mann–Whitney U test" in md
+    assert "Fisher's exact test (pass counts)" in md and "Mann–Whitney U (scores)" in md
     assert "⚠️ flaky" in md
     assert "### Flaky baselines (2)" in md
     assert "baseline passed 6/10 (60%) → current 5/10" in md

@@ -21,11 +21,20 @@ MIN_BUDGET = 1_000
 NOTE_RESERVE = 1_200
 
 
-class Budget:
-    """Characters left for optional pieces, and a tally of what did not fit."""
+class DoesNotFit(Exception):
+    """Raised by a strict :class:`Budget` at the first piece that does not fit."""
 
-    def __init__(self, limit: int) -> None:
+
+class Budget:
+    """Characters left for optional pieces, and a tally of what did not fit.
+
+    A *strict* budget raises :class:`DoesNotFit` instead of cutting: a renderer first tries to
+    fit everything (cheap to abandon early), and only plans cuts when that fails.
+    """
+
+    def __init__(self, limit: int, *, strict: bool = False) -> None:
         self.left = limit
+        self.strict = strict
         self.cut: Counter[str] = Counter()
 
     def take(self, cost: int) -> bool:
@@ -33,6 +42,8 @@ class Budget:
         if cost <= self.left:
             self.left -= cost
             return True
+        if self.strict:
+            raise DoesNotFit
         return False
 
     def take_prefix(self, costs: Iterable[int], *, what: str, total: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from promptcanary.core import decision
 from promptcanary.core.models import DriftSeverity, ProbeComparison, UsageSummary
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
@@ -19,12 +20,6 @@ INCONCLUSIVE_ICON = "⚪"
 
 #: The words every format uses for an inconclusive verdict.
 INCONCLUSIVE_WORDS = "could not be measured — not evidence of drift"
-
-METHOD_LABELS = {
-    "threshold": "threshold rule (single sample)",
-    "fisher": "Fisher's exact test",
-    "mann_whitney": "Mann–Whitney U test",
-}
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -44,33 +39,24 @@ def delta(value: float) -> str:
     return f"+{value:.2f}" if value > 0 else f"−{abs(value):.2f}"
 
 
-def p_value(value: float) -> str:
-    """``p = 0.003`` style, ``p < 0.001`` for tiny values."""
-    if value < 0.001:
-        return "p < 0.001"
-    if value < 0.01:
-        return f"p = {value:.3f}"
-    return f"p = {value:.2f}"
-
-
 def method_label(method: str) -> str:
-    """Readable name of a decision method."""
-    return METHOD_LABELS.get(method, method)
+    """Readable name of a decision method (the comparator's own wording)."""
+    return decision.method_label(method)
 
 
-METHOD_SHORT = {"threshold": "threshold", "fisher": "Fisher", "mann_whitney": "Mann–Whitney"}
+#: Short method names for table cells.
+METHOD_SHORT = {decision.FISHER: "Fisher", decision.MANN_WHITNEY: "Mann–Whitney"}
 
 
 def evidence(c: ProbeComparison, *, method: bool = True) -> str:
-    """What the verdict rests on: ``9/10 → 3/10, p = 0.003 (adjusted), Fisher``."""
-    text = (
-        f"{c.baseline_pass_count}/{c.baseline_samples} → {c.current_pass_count}/{c.current_samples}"
-    )
-    if c.p_adjusted is not None:
-        text += f", {p_value(c.p_adjusted)} (adjusted)"
-    elif c.p_value is not None:
-        text += f", {p_value(c.p_value)}"
-    return f"{text}, {METHOD_SHORT.get(c.method, c.method)}" if method else text
+    """What the verdict rests on: ``9/10 → 3/10, p = 0.003 (adjusted), Fisher``.
+
+    The wording is the comparator's (:func:`promptcanary.core.decision.evidence`); ``method``
+    adds the test's short name for tested pairs.
+    """
+    text = decision.evidence(c)
+    short = METHOD_SHORT.get(c.method)
+    return f"{text}, {short}" if method and short and c.p_adjusted is not None else text
 
 
 def flaky_note(c: ProbeComparison) -> str:

@@ -13,7 +13,13 @@ Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fence
 from __future__ import annotations
 
 from promptcanary.core.render import fmt
-from promptcanary.core.render.budget import NOTE_RESERVE, Budget, check_budget, hard_cut
+from promptcanary.core.render.budget import (
+    NOTE_RESERVE,
+    Budget,
+    DoesNotFit,
+    check_budget,
+    hard_cut,
+)
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.safety import (
     html_text,
@@ -193,19 +199,22 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
     what was cut.
     """
     check_budget(budget)
-    text, cut = _assemble(view, budget=budget, reserve=0)
-    if not cut and len(text) <= budget:
-        return text
-    return _assemble(view, budget=budget, reserve=NOTE_RESERVE)[0]
+    try:
+        text = _assemble(view, budget=budget, reserve=0, strict=True)
+        if len(text) <= budget:
+            return text
+    except DoesNotFit:
+        pass
+    return _assemble(view, budget=budget, reserve=NOTE_RESERVE, strict=False)
 
 
-def _assemble(view: ReportView, *, budget: int, reserve: int) -> tuple[str, bool]:
+def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> str:
     header = neutralise_commands(_header(view))
     footer = _footer(view)
     stable = f"**Stable:** {fmt.plural(view.counts['stable'], 'pair')} unchanged."
     usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
     fixed = [header, stable, usage, footer]
-    b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve)
+    b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve, strict=strict)
 
     regs = view.regressions
     with_evidence = not view.report.single_sample
@@ -307,4 +316,4 @@ def _assemble(view: ReportView, *, budget: int, reserve: int) -> tuple[str, bool
     out.append(footer)
     text = "\n".join(out) + "\n"
     # The budget arithmetic above is exact up to separators; this is the guarantee.
-    return hard_cut(text, budget, _cut_note(view, b, budget)), bool(b.cut.total())
+    return hard_cut(text, budget, _cut_note(view, b, budget))

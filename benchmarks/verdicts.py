@@ -1,0 +1,210 @@
+"""Verdict benchmark: false alarms and detection of the multi-sample rule vs the single-sample rule.
+
+Offline. A simulated stochastic provider answers each prompt correctly with that prompt's own pass
+probability; a run is 20 prompts x N samples, judged by one pass/fail probe (score 1 or 0, like
+``json_validity``). Every repetition draws a fresh baseline run and a fresh current run and puts
+them through the real :func:`promptcanary.core.comparator.compare`:
+
+* no change: every prompt passes 90 % of the time on both sides (10 % noise);
+* real drop: 3 of the 20 prompts fall from 0.9 to 0.5 in the current run.
+
+"False alarm" = the report flags drift (any regression) when nothing changed; "detected" = it
+flags drift when the drop is real. The single-sample rule is scored on the same data, using only
+the first sample of every prompt (what a ``samples: 1`` canary would have seen). Also timed:
+compare() on 10,000 pairs x 5 samples.
+
+    python benchmarks/verdicts.py [--reps 200] [--samples 10] [--sweep 10,20,30] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from promptcanary.core.comparator import compare
+from promptcanary.core.models import (
+    BaselineSnapshot,
+    CanaryRunResult,
+    DriftReport,
+    ProbeCategory,
+    ProbeResult,
+    ProviderConfig,
+)
+
+PROMPTS = 20
+NOISE_RATE = 0.9
+DROPPED_PROMPTS = 3
+DROPPED_RATE = 0.5
+PROVIDER = ProviderConfig(model_id="simulated/stochastic")
+
+
+class SimulatedProvider:
+    """Per-prompt pass probabilities; each call is an independent draw."""
+
+    def __init__(self, pass_rates: list[float], rng: random.Random) -> None:
+        self.pass_rates = pass_rates
+        self.rng = rng
+
+    def run(self, samples: int) -> CanaryRunResult:
+        """One run: every prompt sent ``samples`` times, judged pass/fail."""
+        results = []
+        for i, rate in enumerate(self.pass_rates):
+            for s in range(samples):
+                passed = self.rng.random() < rate
+                results.append(
+                    ProbeResult(
+                        probe_id="json_validity",
+                        probe_name="JSON validity",
+                        category=ProbeCategory.FORMAT,
+                        prompt_id=f"p{i:02d}",
+                        passed=passed,
+                        score=1.0 if passed else 0.0,
+                        sample=s,
+                    )
+                )
+        return CanaryRunResult(
+            suite_name="bench", provider=PROVIDER, probe_results=results, samples=samples
+        )
+
+
+def first_samples(run: CanaryRunResult) -> CanaryRunResult:
+    """The same run as a ``samples: 1`` canary would have recorded it."""
+    return run.model_copy(
+        update={"probe_results": [r for r in run.probe_results if r.sample == 0], "samples": 1}
+    )
+
+
+@dataclass
+class Tally:
+    """Outcomes of one rule over the repetitions of one scenario."""
+
+    reps: int = 0
+    flagged: int = 0
+    all_dropped_found: int = 0
+    dropped_found: int = 0
+    unchanged_flagged: int = 0
+    severities: Counter[str] | None = None
+
+    def add(self, report: DriftReport) -> None:
+        if self.severities is None:
+            self.severities = Counter()
+        self.reps += 1
+        self.flagged += report.has_drift
+        self.severities[report.severity.value] += 1
+        found = {c.prompt_id for c in report.regressions}
+        dropped = {f"p{i:02d}" for i in range(DROPPED_PROMPTS)}
+        self.dropped_found += len(found & dropped)
+        self.all_dropped_found += dropped <= found
+        self.unchanged_flagged += len(found - dropped)
+
+    @property
+    def rate(self) -> float:
+        return self.flagged / self.reps if self.reps else 0.0
+
+
+def scenario(
+    *, drop: bool, samples: int, reps: int, rng: random.Random
+) -> tuple[Tally, Tally]:
+    """(multi-sample rule, single-sample rule) tallies for one scenario."""
+    base_rates = [NOISE_RATE] * PROMPTS
+    cur_rates = list(base_rates)
+    if drop:
+        cur_rates[:DROPPED_PROMPTS] = [DROPPED_RATE] * DROPPED_PROMPTS
+    multi, single = Tally(), Tally()
+    for _ in range(reps):
+        base = SimulatedProvider(base_rates, rng).run(samples)
+        cur = SimulatedProvider(cur_rates, rng).run(samples)
+        snapshot = BaselineSnapshot(suite_name="bench", provider=PROVIDER, run_result=base)
+        multi.add(compare(snapshot, cur))
+        single_snapshot = snapshot.model_copy(update={"run_result": first_samples(base)})
+        single.add(compare(single_snapshot, first_samples(cur)))
+    return multi, single
+
+
+def time_large_compare(
+    pairs: int = 10_000, samples: int = 5, seed: int = 1
+) -> tuple[float, float]:
+    """(wall, CPU) seconds for compare() on ``pairs`` pairs x ``samples`` samples, pass/fail
+    with 10 % noise. CPU time is the steadier figure on a shared machine."""
+    rng = random.Random(seed)
+    prompts = pairs // 10
+
+    def run() -> CanaryRunResult:
+        results = [
+            ProbeResult(
+                probe_id=f"probe{k}",
+                probe_name=f"probe {k}",
+                category=ProbeCategory.CUSTOM,
+                prompt_id=f"p{i:04d}",
+                passed=(ok := rng.random() < NOISE_RATE),
+                score=1.0 if ok else 0.0,
+                sample=s,
+            )
+            for i in range(prompts)
+            for k in range(10)
+            for s in range(samples)
+        ]
+        return CanaryRunResult(
+            suite_name="bench", provider=PROVIDER, probe_results=results, samples=samples
+        )
+
+    snapshot = BaselineSnapshot(suite_name="bench", provider=PROVIDER, run_result=run())
+    current = run()
+    compare(snapshot, current)  # warm the imports and caches once
+    wall, cpu = time.perf_counter(), time.process_time()
+    compare(snapshot, current)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=200, help="repetitions per scenario")
+    parser.add_argument("--samples", type=int, default=10, help="samples per prompt")
+    parser.add_argument(
+        "--sweep", default="20,30", help="further sample sizes for the multi-sample rule"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    t_start = time.perf_counter()
+
+    print(
+        f"{PROMPTS} prompts, pass rate {NOISE_RATE} (10 % noise); drop scenario: "
+        f"{DROPPED_PROMPTS} prompts {NOISE_RATE} → {DROPPED_RATE}; {args.reps} repetitions; "
+        "alpha 0.05, min_effect 0.1"
+    )
+    print()
+    header = (
+        f"{'rule':<34}{'false alarms':>13}{'detected':>10}{'all 3 found':>13}"
+        f"{'per-pair':>10}{'CRITICAL (no change)':>22}"
+    )
+    print(header)
+    print("-" * len(header))
+    sizes = [args.samples] + [int(x) for x in args.sweep.split(",") if x.strip()]
+    for i, samples in enumerate(sizes):
+        null_m, null_s = scenario(drop=False, samples=samples, reps=args.reps, rng=rng)
+        drop_m, drop_s = scenario(drop=True, samples=samples, reps=args.reps, rng=rng)
+        rows = [(f"multi-sample, samples = {samples}", null_m, drop_m)]
+        if i == 0:
+            rows.append(("single-sample rule (first sample)", null_s, drop_s))
+        for label, null, dropped in rows:
+            per_pair = dropped.dropped_found / (DROPPED_PROMPTS * dropped.reps)
+            critical = (null.severities or Counter())["critical"] / null.reps
+            print(
+                f"{label:<34}{null.rate:>13.1%}{dropped.rate:>10.1%}"
+                f"{dropped.all_dropped_found / dropped.reps:>13.1%}{per_pair:>10.1%}"
+                f"{critical:>22.1%}"
+            )
+    print()
+    wall, cpu = time_large_compare()
+    print(f"compare() on 10,000 pairs x 5 samples: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    print(f"total benchmark time: {time.perf_counter() - t_start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
