@@ -45,7 +45,10 @@ def _run_dict(
     """A CanaryRunResult as plain JSON data (built without pydantic: fast and low-memory)."""
     rng = random.Random(seed)
     prompts = [
-        {"id": f"p{i:05d}", "text": f"Question {i}: reply in JSON with the fields name, age and city."}
+        {
+            "id": f"p{i:05d}",
+            "text": f"Question {i}: reply in JSON with the fields name, age and city.",
+        }
         for i in range(n_prompts)
     ]
     probes = [
@@ -144,6 +147,23 @@ def write_inputs(folder: Path, *, n_prompts: int, n_probes: int, samples: int) -
     return baseline_path, current_path
 
 
+class _Laps:
+    """Step timer: ``lap(name)`` records the time since the previous lap."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.steps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.steps[name] = now - self.last
+        self.last = now
+
+    @property
+    def total(self) -> float:
+        return self.last - self.start
+
+
 def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
     """Load, compare and render ``repeat`` times; print step times and peak RSS."""
     from rich.console import Console
@@ -155,39 +175,36 @@ def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
 
     store = FileBaselineStore(baseline_path.parent)
     totals: list[float] = []
+    renders: list[float] = []
     for round_no in range(1, repeat + 1):
-        steps: dict[str, float] = {}
-        t = start = time.perf_counter()
-
-        def lap(name: str) -> None:
-            nonlocal t
-            now = time.perf_counter()
-            steps[name] = now - t
-            t = now
-
+        laps = _Laps()
         baseline = store.load_from_path(baseline_path)
-        lap("load baseline")
+        laps.lap("load baseline")
         current = CanaryRunResult.model_validate_json(current_path.read_bytes())
-        lap("load run")
+        laps.lap("load run")
         report = compare(baseline, current)
-        lap("compare")
+        laps.lap("compare")
         reporter = DriftReporter(report)
+        _ = reporter.view  # the shared view-model every format renders from
+        laps.lap("view")
         console = Console(file=io.StringIO(), width=100, force_terminal=False, color_system=None)
         reporter.print_terminal(console)
-        lap("terminal")
+        laps.lap("terminal")
         comment = reporter.to_markdown(budget=65_000)
-        lap("markdown 65k")
+        laps.lap("markdown 65k")
         summary = reporter.to_markdown(budget=1_000_000)
-        lap("markdown 1M")
+        laps.lap("markdown 1M")
         html = reporter.to_html()
-        lap("html")
+        laps.lap("html")
         data = reporter.to_json()
-        lap("json")
-        total = time.perf_counter() - start
+        laps.lap("json")
+        total = laps.total
         totals.append(total)
+        rendering = sum(v for k, v in laps.steps.items() if not k.startswith(("load", "compare")))
+        renders.append(rendering)
         print(
-            f"round {round_no}: total {total:.3f} s  ("
-            + ", ".join(f"{k} {v:.3f}" for k, v in steps.items())
+            f"round {round_no}: total {total:.3f} s, rendering {rendering:.3f} s  ("
+            + ", ".join(f"{k} {v:.3f}" for k, v in laps.steps.items())
             + ")"
         )
         if round_no == 1:
@@ -205,7 +222,8 @@ def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"total: best {min(totals):.3f} s, median {statistics.median(totals):.3f} s "
-        f"(target <= 2 s); peak RSS {peak_mb:.0f} MB (target <= 400 MB)"
+        f"(target <= 2 s); of which rendering: best {min(renders):.3f} s, median "
+        f"{statistics.median(renders):.3f} s; peak RSS {peak_mb:.0f} MB (target <= 400 MB)"
     )
 
 
@@ -215,7 +233,9 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=10)
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--measure", nargs=2, metavar=("BASELINE", "CURRENT"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--measure", nargs=2, metavar=("BASELINE", "CURRENT"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.measure:
         measure(Path(args.measure[0]), Path(args.measure[1]), args.repeat)
@@ -232,8 +252,15 @@ def main() -> None:
         )
         # A fresh interpreter: the peak RSS is the measured work's, not the data generation's.
         subprocess.run(
-            [sys.executable, __file__, "--measure", str(baseline_path), str(current_path),
-             "--repeat", str(args.repeat)],
+            [
+                sys.executable,
+                __file__,
+                "--measure",
+                str(baseline_path),
+                str(current_path),
+                "--repeat",
+                str(args.repeat),
+            ],
             check=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )

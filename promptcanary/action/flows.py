@@ -245,6 +245,7 @@ def promoted(
         change_summary=change_summary,
         committed=promotion.commit is not None,
         where=s.where,
+        on_pull_request=s.plan.pr_number is not None,
     )
     outcome = Outcome(
         "promoted",

@@ -99,13 +99,17 @@ def _run_line(run: CanaryRunResult) -> str:
     errors = len(run.errors)
     line = (
         f"Overall score **{run.overall_score:.2f}**, pass rate **{run.pass_rate:.0%}** over "
-        f"{len(run.prompts):,} prompts × {len(run.probes):,} probes"
+        f"{_count(len(run.prompts), 'prompt')} × {_count(len(run.probes), 'probe')}"
     )
     if run.samples > 1:
         line += f" × {run.samples} samples"
     if errors:
         line += f"; {errors:,} of {len(run.llm_responses):,} requests errored"
     return line + "."
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def no_baseline_markdown(run: CanaryRunResult, where: Where, *, budget: int) -> str:
@@ -141,6 +145,7 @@ def promoted_markdown(
     change_summary: str | None = None,
     committed: bool,
     where: Where,
+    on_pull_request: bool = True,
 ) -> str:
     """Summary / comment after a promotion. ``change`` is the drift Markdown against the
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
@@ -157,11 +162,12 @@ def promoted_markdown(
             f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
             f"in {what}."
         )
+        where_checks = "this pull request's checks" if on_pull_request else "the branch's checks"
         lines += [
             "",
             "> ℹ️ A commit made with the workflow's default token starts no new workflow run, "
-            "so this pull request's checks still show the previous result. Push another commit, "
-            "or re-run the checks, to measure against the new baseline.",
+            f"so {where_checks} still show the previous result. Push another commit, or re-run "
+            "the checks, to measure against the new baseline.",
         ]
     else:
         lines.append(

@@ -8,7 +8,10 @@ counts the missing side as score 0 / failed, as documented, so removing a prompt
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from promptcanary.core.models import (
@@ -27,49 +30,30 @@ EXCERPT_CHARS = 4000
 
 @dataclass
 class Side:
-    """One side of a pair, summarised over its samples.
+    """One side of a pair, summarised over its samples when built.
 
-    The summaries are computed once, in one pass, on first read (a large comparison reads them
-    many times): fill ``results`` first, then read.
+    Errored samples are left out of every summary (``measured``, ``scores``, ``n``, ``passes``,
+    ``mean``). The summaries are plain attributes, not properties: a large comparison reads them
+    many times.
     """
 
     results: list[ProbeResult] = field(default_factory=list)
-    _summary: tuple[list[ProbeResult], list[float], int] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    measured: list[ProbeResult] = field(init=False, repr=False)
+    scores: list[float] = field(init=False, repr=False)
+    n: int = field(init=False)
+    passes: int = field(init=False)
+    mean: float = field(init=False)
 
-    def _summarise(self) -> tuple[list[ProbeResult], list[float], int]:
-        if self._summary is None:
-            measured = [r for r in self.results if not r.errored]
-            scores = [r.score for r in measured]
-            passes = sum(1 for r in measured if r.passed)
-            self._summary = (measured, scores, passes)
-        return self._summary
+    def __post_init__(self) -> None:
+        self.measured = [r for r in self.results if not r.errored]
+        self.scores = [r.score for r in self.measured]
+        self.n = len(self.measured)
+        self.passes = sum(1 for r in self.measured if r.passed)
+        self.mean = sum(self.scores) / self.n if self.n else 0.0
 
     @property
     def present(self) -> bool:
         return bool(self.results)
-
-    @property
-    def measured(self) -> list[ProbeResult]:
-        return self._summarise()[0]
-
-    @property
-    def scores(self) -> list[float]:
-        return self._summarise()[1]
-
-    @property
-    def n(self) -> int:
-        return len(self._summarise()[0])
-
-    @property
-    def passes(self) -> int:
-        return self._summarise()[2]
-
-    @property
-    def mean(self) -> float:
-        scores = self._summarise()[1]
-        return sum(scores) / len(scores) if scores else 0.0
 
     @property
     def passed(self) -> bool:
@@ -116,6 +100,42 @@ def compare(
             f"but current run is for '{current.suite_name}'. "
             "Cannot compare results from different suites."
         )
+    with _gc_paused():
+        return _compare(
+            baseline,
+            current,
+            regression_threshold=regression_threshold,
+            improvement_threshold=improvement_threshold,
+            alpha=alpha,
+            min_effect=min_effect,
+            max_error_rate=max_error_rate,
+        )
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # compare() allocates tens of thousands of small objects while two large runs are alive; the
+    # cyclic collector's passes over those runs cost as much as the comparison itself (measured:
+    # 0.85 s -> 0.45 s CPU for 10,000 pairs x 5 samples), and nothing here creates cycles.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compare(
+    baseline: BaselineSnapshot,
+    current: CanaryRunResult,
+    *,
+    regression_threshold: float,
+    improvement_threshold: float,
+    alpha: float,
+    min_effect: float,
+    max_error_rate: float,
+) -> DriftReport:
     base_run = baseline.run_result
     b_sides = _group(base_run.probe_results)
     c_sides = _group(current.probe_results)
@@ -196,10 +216,10 @@ def compare(
 
 
 def _group(results: list[ProbeResult]) -> dict[tuple[str, str], Side]:
-    sides: dict[tuple[str, str], Side] = defaultdict(Side)
+    grouped: dict[tuple[str, str], list[ProbeResult]] = defaultdict(list)
     for r in results:
-        sides[(r.probe_id, r.prompt_id)].results.append(r)
-    return dict(sides)
+        grouped[(r.probe_id, r.prompt_id)].append(r)
+    return {key: Side(group) for key, group in grouped.items()}
 
 
 def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str | None:

@@ -52,7 +52,9 @@ def _dump_dom(page: Path, fragment: str, profile: Path) -> str:
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     probes = ["zeta", "alpha", "mid"]
     comps = [
-        comparison(i, baseline=1.0, current=0.1 * i, category=list(ProbeCategory)[i % 3]).model_copy(
+        comparison(
+            i, baseline=1.0, current=0.1 * i, category=list(ProbeCategory)[i % 3]
+        ).model_copy(
             update={
                 "probe_id": f"{probes[i % 3]}_{i}",
                 "probe_name": f"{probes[i % 3]} probe {i}",

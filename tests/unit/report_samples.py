@@ -245,7 +245,9 @@ def assert_golden(name: str, text: str) -> None:
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8", newline="\n")
         return
-    assert path.exists(), f"{path} is missing: run UPDATE_GOLDEN=1 pytest tests/unit -k report to create it"
+    assert path.exists(), (
+        f"{path} is missing: run UPDATE_GOLDEN=1 pytest tests/unit -k report to create it"
+    )
     expected = path.read_text(encoding="utf-8")
     assert text == expected, (
         f"{name} differs from the golden file; if the change is intended, rerun with "

@@ -28,7 +28,9 @@ from tests.unit.report_samples import (
     run_result,
 )
 
-_RAW_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+_RAW_CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
 
 
 def _hostile_report() -> DriftReport:
@@ -82,9 +84,7 @@ def _assert_markdown_safe(md: str) -> None:
     prose = _outside_code(md)
     assert "<script" not in prose and "<img" not in prose
     assert "<details open" not in prose and "<b>" not in prose
-    assert prose.count("<details>") + prose.count("<details><summary>") >= prose.count(
-        "</details>"
-    )
+    assert prose.count("<details>") + prose.count("<details><summary>") >= prose.count("</details>")
     assert len(re.findall(r"<details>", prose)) == len(re.findall(r"</details>", prose))
     for live in ("@team", "@evil", "#99", "#1 ", "@octo-team", "#123"):
         assert live not in prose

@@ -35,9 +35,19 @@ def test_key_order_is_stable_and_model_order_first() -> None:
     stored = list(DriftReport.model_fields)
     assert keys[: len(stored)] == stored
     assert keys[len(stored) :] == [
-        "verdict", "severity", "has_drift", "is_inconclusive", "single_sample", "summary",
-        "overall_baseline_score", "overall_current_score", "overall_score_delta",
-        "regression_rate", "worst_delta", "model_changed", "counts",
+        "verdict",
+        "severity",
+        "has_drift",
+        "is_inconclusive",
+        "single_sample",
+        "summary",
+        "overall_baseline_score",
+        "overall_current_score",
+        "overall_score_delta",
+        "regression_rate",
+        "worst_delta",
+        "model_changed",
+        "counts",
     ]
     assert DriftReporter(drift_report()).to_json() == text
 
@@ -46,7 +56,11 @@ def test_derived_values() -> None:
     data = json.loads(DriftReporter(drift_report()).to_json())
     assert data["severity"] == "critical" and data["verdict"] == "drift"
     assert data["counts"] == {
-        "regressions": 2, "improvements": 1, "stable": 2, "inconclusive": 1, "flaky": 0,
+        "regressions": 2,
+        "improvements": 1,
+        "stable": 2,
+        "inconclusive": 1,
+        "flaky": 0,
     }
     assert data["model_changed"].startswith("The provider changed the model")
 

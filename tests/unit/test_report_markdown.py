@@ -120,8 +120,9 @@ def _huge(n_regressions: int = 5_000, size: int = 10_000) -> list[ProbeCompariso
         )
         for i in range(n_regressions)
     ]
-    comps += [comparison(10_000 + i, kind="improvement", current=1.0, baseline=0.0)
-              for i in range(500)]
+    comps += [
+        comparison(10_000 + i, kind="improvement", current=1.0, baseline=0.0) for i in range(500)
+    ]
     return comps
 
 

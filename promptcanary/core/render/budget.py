@@ -21,14 +21,14 @@ MIN_BUDGET = 1_000
 NOTE_RESERVE = 1_200
 
 
-class DoesNotFit(Exception):
+class OverBudgetError(Exception):
     """Raised by a strict :class:`Budget` at the first piece that does not fit."""
 
 
 class Budget:
     """Characters left for optional pieces, and a tally of what did not fit.
 
-    A *strict* budget raises :class:`DoesNotFit` instead of cutting: a renderer first tries to
+    A *strict* budget raises :class:`OverBudgetError` instead of cutting: a renderer first tries to
     fit everything (cheap to abandon early), and only plans cuts when that fails.
     """
 
@@ -43,7 +43,7 @@ class Budget:
             self.left -= cost
             return True
         if self.strict:
-            raise DoesNotFit
+            raise OverBudgetError
         return False
 
     def take_prefix(self, costs: Iterable[int], *, what: str, total: int) -> int:

@@ -16,7 +16,7 @@ from promptcanary.core.render import fmt
 from promptcanary.core.render.budget import (
     NOTE_RESERVE,
     Budget,
-    DoesNotFit,
+    OverBudgetError,
     check_budget,
     hard_cut,
 )
@@ -203,7 +203,7 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
         text = _assemble(view, budget=budget, reserve=0, strict=True)
         if len(text) <= budget:
             return text
-    except DoesNotFit:
+    except OverBudgetError:
         pass
     return _assemble(view, budget=budget, reserve=NOTE_RESERVE, strict=False)
 

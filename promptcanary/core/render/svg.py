@@ -5,6 +5,8 @@ Both are plain SVG markup (no script); every piece of text is escaped with marku
 
 from __future__ import annotations
 
+import math
+
 from markupsafe import Markup, escape
 
 from promptcanary.core.render.trend import TrendPoint
@@ -22,8 +24,20 @@ def _x(i: int, n: int) -> float:
     return _LEFT + i * (_W - _LEFT - _RIGHT) / (n - 1)
 
 
-def _y(score: float) -> float:
-    return _TOP + (1.0 - max(0.0, min(1.0, score))) * (_H - _TOP - _BOTTOM)
+def _floor(points: list[TrendPoint]) -> float:
+    """Bottom of the y axis: a round value a little under the lowest score (0 at most 1 - 0.2).
+
+    Scores of a healthy suite sit near 1.0; a fixed 0..1 axis would flatten the very drops the
+    chart is for.
+    """
+    low = min(p.overall_score for p in points)
+    return max(0.0, min(0.8, math.floor((low - 0.05) * 10) / 10))
+
+
+def _y(score: float, floor: float = 0.0) -> float:
+    span = 1.0 - floor
+    value = (max(floor, min(1.0, score)) - floor) / span
+    return _TOP + (1.0 - value) * (_H - _TOP - _BOTTOM)
 
 
 def _date(p: TrendPoint) -> str:
@@ -39,13 +53,15 @@ def trend_chart(points: list[TrendPoint]) -> Markup:
         f'<svg class="trend" viewBox="0 0 {_W} {_H}" role="img" '
         f'aria-label="Overall score over {n} runs" xmlns="http://www.w3.org/2000/svg">'
     ]
-    for level in (0.0, 0.25, 0.5, 0.75, 1.0):
-        y = _y(level)
+    floor = _floor(points)
+    for k in range(5):
+        level = floor + (1.0 - floor) * k / 4
+        y = _y(level, floor)
         parts.append(
             f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<text class="axis" x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{level:.2f}</text>'
         )
-    coords = [(_x(i, n), _y(p.overall_score)) for i, p in enumerate(points)]
+    coords = [(_x(i, n), _y(p.overall_score, floor)) for i, p in enumerate(points)]
     if n > 1:
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
         parts.append(f'<polyline class="line" points="{path}"/>')

@@ -1,0 +1,107 @@
+"""What the Action decides to do for each event (real webhook payloads) and mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcanary.action.activities import decide, missing_provider_keys
+from promptcanary.action.settings import ActionConfig, GitHubContext, load_config
+from promptcanary.errors import ConfigError
+from tests.fakes.action_runner import load_event
+
+
+def config(tmp_path: Path, **inputs: str) -> ActionConfig:
+    values = {"GITHUB_WORKSPACE": str(tmp_path)}
+    values.update({f"INPUT_{k.replace('-', '_').upper()}": v for k, v in inputs.items()})
+    return load_config(values)
+
+
+def context(event_name: str, event: dict[str, Any], ref: str = "refs/heads/master"
+            ) -> GitHubContext:
+    return GitHubContext(
+        event_name=event_name, event=event, repository="Codertocat/Hello-World",
+        api_url="http://127.0.0.1:1", server_url="https://github.test", run_id="1", sha="x",
+        ref=ref, workspace=Path("/tmp"), runner_temp=None,
+    )
+
+
+@pytest.mark.parametrize("name", ["pull_request.opened", "pull_request.synchronize"])
+def test_pull_request_updates_are_checked_and_commented(tmp_path: Path, name: str) -> None:
+    plan = decide(config(tmp_path), context("pull_request", load_event(name)))
+    assert plan.activity == "check" and plan.pr_number == 2
+
+
+def test_labeled_with_the_promote_label_promotes_to_the_head_branch(tmp_path: Path) -> None:
+    event = load_event("pull_request.labeled")
+    event["label"]["name"] = "promptcanary:promote"
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "promote" and plan.promote_branch == "changes" and plan.pr_number == 2
+
+
+def test_labeled_with_another_label_is_skipped(tmp_path: Path) -> None:
+    plan = decide(config(tmp_path), context("pull_request", load_event("pull_request.labeled")))
+    assert plan.activity == "skip" and "`bug`" in plan.reason
+
+
+def test_custom_promote_label(tmp_path: Path) -> None:
+    plan = decide(config(tmp_path, **{"promote-label": "bug"}),
+                  context("pull_request", load_event("pull_request.labeled")))
+    assert plan.activity == "promote"
+
+
+def test_fork_pull_requests_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World"
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "skip" and "from a fork" in plan.reason
+    event["action"], event["label"] = "labeled", {"name": "promptcanary:promote"}
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "skip" and "fork cannot be promoted" in plan.reason
+    event["pull_request"]["head"]["repo"] = None  # the fork was deleted
+    assert decide(config(tmp_path), context("pull_request", event)).activity == "skip"
+
+
+def test_push_and_dispatch_are_checks_without_a_pull_request(tmp_path: Path) -> None:
+    for name in ("push", "workflow_dispatch"):
+        plan = decide(config(tmp_path), context(name, load_event(name)))
+        assert plan.activity == "check" and plan.pr_number is None
+
+
+def test_schedule_watches(tmp_path: Path) -> None:
+    plan = decide(config(tmp_path), context("schedule", load_event("schedule")))
+    assert plan.activity == "watch" and plan.pr_number is None
+
+
+def test_explicit_modes_override_the_event(tmp_path: Path) -> None:
+    push = context("push", load_event("push"))
+    assert decide(config(tmp_path, mode="watch"), push).activity == "watch"
+    promote = decide(config(tmp_path, mode="promote"), push)
+    assert promote.activity == "promote" and promote.promote_branch == "master"
+    schedule = context("schedule", load_event("schedule"))
+    assert decide(config(tmp_path, mode="check"), schedule).activity == "check"
+
+
+def test_promote_mode_without_a_branch_is_a_config_error(tmp_path: Path) -> None:
+    tag = context("push", load_event("push"), ref="refs/tags/v1")
+    with pytest.raises(ConfigError, match="'mode: promote' needs a pull request or a branch"):
+        decide(config(tmp_path, mode="promote"), tag)
+
+
+@pytest.mark.parametrize(
+    ("model", "environ", "missing"),
+    [
+        ("openai/gpt-4o-mini", {}, ("OPENAI_API_KEY",)),
+        ("openai/gpt-4o-mini", {"OPENAI_API_KEY": ""}, ("OPENAI_API_KEY",)),
+        ("openai/gpt-4o-mini", {"OPENAI_API_KEY": "sk-x"}, ()),
+        ("gpt-4o", {}, ("OPENAI_API_KEY",)),
+        ("claude-3-5-haiku", {}, ("ANTHROPIC_API_KEY",)),
+        ("gemini/gemini-2.0-flash", {"GOOGLE_API_KEY": "k"}, ()),
+        ("ollama/llama3", {}, ()),  # local servers need no key
+        ("somethingnew/model", {}, ()),  # unknown: let the provider say
+    ],
+)
+def test_missing_provider_keys(model: str, environ: dict[str, str], missing: tuple) -> None:
+    assert missing_provider_keys(model, environ) == missing

@@ -1,0 +1,94 @@
+"""Workflow commands, outputs and the job summary, read back the way the runner reads them."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from promptcanary.action.outcome import OUTPUT_NAMES, Outcome
+from promptcanary.action.workflow import (
+    STEP_SUMMARY_LIMIT_BYTES,
+    Workflow,
+    escape_data,
+    escape_property,
+    fit_bytes,
+)
+from tests.fakes.action_runner import parse_output_file
+
+
+def workflow(tmp_path: Path) -> tuple[Workflow, io.StringIO]:
+    (tmp_path / "out").touch()
+    stream = io.StringIO()
+    wf = Workflow({"GITHUB_OUTPUT": str(tmp_path / "out"),
+                   "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")}, stream)
+    return wf, stream
+
+
+def test_outputs_use_the_delimiter_form_for_multi_line_values(tmp_path: Path) -> None:
+    wf, _ = workflow(tmp_path)
+    wf.set_output("result", "passed")
+    wf.set_output("notes", "line one\nline two\nname=value")
+    text = (tmp_path / "out").read_text()
+    assert "result=passed\n" in text
+    assert "notes<<ghadelimiter_" in text
+    assert parse_output_file(text) == {"result": "passed",
+                                       "notes": "line one\nline two\nname=value"}
+
+
+def test_commands_escape_data_and_properties(tmp_path: Path) -> None:
+    wf, stream = workflow(tmp_path)
+    wf.warning("50% done\n::error::injected", title="a:b,c")
+    line = stream.getvalue().strip()
+    assert line == "::warning title=a%3Ab%2Cc::50%25 done%0A::error::injected"
+    assert len(stream.getvalue().splitlines()) == 1
+    assert escape_data("\r") == "%0D" and escape_property(",") == "%2C"
+    assert wf.warnings == ["50% done\n::error::injected"]
+
+
+def test_masks_every_line_of_a_multi_line_secret_and_skips_tiny_values(tmp_path: Path) -> None:
+    wf, stream = workflow(tmp_path)
+    wf.mask(["-----BEGIN KEY-----\nabcdef123456\n-----END KEY-----", "abc", "abcdef123456"])
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "::add-mask::-----BEGIN KEY-----%0Aabcdef123456%0A-----END KEY-----"
+    assert "::add-mask::abcdef123456" in lines
+    assert "::add-mask::abc" not in lines
+    assert len(lines) == len(set(lines))
+
+
+def test_untrusted_text_is_printed_with_commands_stopped(tmp_path: Path) -> None:
+    wf, stream = workflow(tmp_path)
+    wf.print_untrusted("::set-output name=x::y")
+    lines = stream.getvalue().splitlines()
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 32 and lines[1] == "::set-output name=x::y"
+    assert lines[2] == f"::{token}::"
+
+
+def test_summary_is_appended_and_kept_under_one_mebibyte(tmp_path: Path) -> None:
+    wf, _ = workflow(tmp_path)
+    assert wf.add_summary("first")
+    assert wf.add_summary("é" * STEP_SUMMARY_LIMIT_BYTES)  # 2 MiB of UTF-8
+    data = (tmp_path / "summary").read_bytes()
+    assert data.startswith(b"first\n") and len(data) <= STEP_SUMMARY_LIMIT_BYTES
+    assert data.decode("utf-8").rstrip().endswith("`report-path` output).*")
+    assert not wf.add_summary("more")  # full
+
+
+def test_without_runner_files_nothing_breaks() -> None:
+    wf = Workflow({}, io.StringIO())
+    wf.set_output("result", "passed")
+    assert wf.outputs == {"result": "passed"}
+    assert wf.add_summary("x") is False
+
+
+def test_fit_bytes_never_splits_a_character() -> None:
+    assert fit_bytes("ééé", 5) == "éé"
+    assert fit_bytes("abc", 10) == "abc"
+    assert fit_bytes("abcdef", 4, note="!") == "abc!"
+
+
+def test_outcome_outputs_list_every_declared_output() -> None:
+    outputs = Outcome("skipped").outputs()
+    assert tuple(outputs) == OUTPUT_NAMES
+    assert outputs["result"] == "skipped" and outputs["has-drift"] == "false"
+    assert outputs["regressions"] == "0" and outputs["overall-score"] == ""
