@@ -39,6 +39,12 @@ from tests.integration.action_support import (  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter to run entrypoint.py with, e.g. a venv made from requirements.lock "
+        "(the repository is put on its PYTHONPATH, as the Docker image does)",
+    )
     args = parser.parse_args()
     first_call: list[float] = []
     lock = threading.Lock()
@@ -49,31 +55,46 @@ def main() -> None:
         return answers_for(GOOD, last_user_text(request))
 
     startup, total = [], []
-    with tempfile.TemporaryDirectory() as tmp, FakeGitHubServer() as gh, FakeLLMServer(
-        reply
-    ) as llm:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeGitHubServer() as gh,
+        FakeLLMServer(reply) as llm,
+    ):
         gh.add_repo(REPO, branches=("master", "changes"))
         gh.add_pull_request(REPO, 2, head_ref="changes")
         runner = FakeRunner(
             Path(tmp),
             api_url=gh.base_url,
-            provider_env={"OPENAI_API_KEY": "sk-bench", "OPENAI_API_BASE": llm.base_url},
+            provider_env={
+                "OPENAI_API_KEY": "sk-bench",
+                "OPENAI_API_BASE": llm.base_url,
+                "PYTHONPATH": str(ROOT),
+            },
+            python=args.python,
         )
         write_suite(runner.workspace)
         seed_baseline(runner.workspace)
         for _ in range(args.runs):
             first_call.clear()
             t0 = time.perf_counter()
-            run = runner.run(event_name="pull_request", event=load_event("pull_request.opened"),
-                             inputs={"provider": MODEL})
+            run = runner.run(
+                event_name="pull_request",
+                event=load_event("pull_request.opened"),
+                inputs={"provider": MODEL},
+            )
             total.append(time.perf_counter() - t0)
             assert run.returncode == 0, run.stdout + run.stderr
             startup.append(min(first_call) - t0)
+    print(f"python: {args.python}")
     print(f"runs: {args.runs} (4 prompts, PR check with comment)")
-    print(f"start-up to first model call: median {statistics.median(startup):.2f} s "
-          f"(min {min(startup):.2f}, max {max(startup):.2f})")
-    print(f"whole step: median {statistics.median(total):.2f} s "
-          f"(min {min(total):.2f}, max {max(total):.2f})")
+    print(
+        f"start-up to first model call: median {statistics.median(startup):.2f} s "
+        f"(min {min(startup):.2f}, max {max(startup):.2f})"
+    )
+    print(
+        f"whole step: median {statistics.median(total):.2f} s "
+        f"(min {min(total):.2f}, max {max(total):.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -51,7 +51,9 @@ PROMPTS = {
     "f2c7a9e0": "Return the invoice totals for March as a JSON array.",
 }
 BASE_JSON = '{\n  "id": 1042,\n  "status": "shipped",\n  "total": 59.90\n}'
-CUR_JSON = 'Sure! Here is the order you asked for:\n\n```json\n{"id": 1042, "status": "shipped"}\n```'
+CUR_JSON = (
+    'Sure! Here is the order you asked for:\n\n```json\n{"id": 1042, "status": "shipped"}\n```'
+)
 
 
 def _history() -> list[BaselineSnapshot]:
@@ -127,8 +129,12 @@ def sample_report() -> DriftReport:
     comps = [
         _pair(1, 0, ids[0], 10, 1, regression=True, why=why, p=0.0004),
         _pair(2, 0, ids[5], 10, 3, regression=True, why=why, p=0.003),
-        _pair(3, 2, ids[1], 9, 4, regression=True, why="Found 1 step, expected at least 3.", p=0.04),
-        _pair(4, 3, ids[4], 10, 6, regression=True, why="Refused: 'I can't help with that.'", p=0.047),
+        _pair(
+            3, 2, ids[1], 9, 4, regression=True, why="Found 1 step, expected at least 3.", p=0.04
+        ),
+        _pair(
+            4, 3, ids[4], 10, 6, regression=True, why="Refused: 'I can't help with that.'", p=0.047
+        ),
         _pair(5, 1, ids[2], 6, 10, improvement=True, p=0.03),
     ]
     comps += [_pair(10 + i, i % 5, ids[i % 6], 10, 10, p=1.0) for i in range(24)]
@@ -143,12 +149,22 @@ def sample_report() -> DriftReport:
         created_at=T0 + timedelta(days=41),
         comparisons=comps,
         baseline_usage=UsageSummary(
-            **usage, total_tokens=30_400, cost_usd=0.0093, latency_p50_ms=640, latency_p95_ms=1_310,
-            models=["gpt-4o-mini-2024-07-18"], fingerprints=["fp_0aa8d3e20b"],
+            **usage,
+            total_tokens=30_400,
+            cost_usd=0.0093,
+            latency_p50_ms=640,
+            latency_p95_ms=1_310,
+            models=["gpt-4o-mini-2024-07-18"],
+            fingerprints=["fp_0aa8d3e20b"],
         ),
         current_usage=UsageSummary(
-            **usage, total_tokens=33_900, cost_usd=0.0104, latency_p50_ms=720, latency_p95_ms=2_050,
-            models=["gpt-4o-mini-2025-04-14"], fingerprints=["fp_b376dfbbd5"],
+            **usage,
+            total_tokens=33_900,
+            cost_usd=0.0104,
+            latency_p50_ms=720,
+            latency_p95_ms=2_050,
+            models=["gpt-4o-mini-2025-04-14"],
+            fingerprints=["fp_b376dfbbd5"],
         ),
         baseline_samples=10,
         current_samples=10,
@@ -166,10 +182,19 @@ def main() -> None:
         DriftReporter(sample_report(), history=_history()).to_html(page)
         subprocess.run(
             [
-                "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp}/profile",
-                f"--window-size={args.width},{args.height}", f"--screenshot={args.out}",
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                f"--user-data-dir={tmp}/profile",
+                f"--window-size={args.width},{args.height}",
+                f"--screenshot={args.out}",
                 page.as_uri(),
             ],
             check=True,

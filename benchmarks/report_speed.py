@@ -176,6 +176,7 @@ def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
     store = FileBaselineStore(baseline_path.parent)
     totals: list[float] = []
     renders: list[float] = []
+    before_render_mb = 0.0
     for round_no in range(1, repeat + 1):
         laps = _Laps()
         baseline = store.load_from_path(baseline_path)
@@ -184,6 +185,8 @@ def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
         laps.lap("load run")
         report = compare(baseline, current)
         laps.lap("compare")
+        if round_no == 1:
+            before_render_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         reporter = DriftReporter(report)
         _ = reporter.view  # the shared view-model every format renders from
         laps.lap("view")
@@ -214,6 +217,7 @@ def measure(baseline_path: Path, current_path: Path, repeat: int) -> None:
                 f"regressions {len(report.regressions):,}; inconclusive "
                 f"{len(report.inconclusive):,}; severity {report.severity.value}"
             )
+            print(f"  peak RSS after loading and compare(): {before_render_mb:.0f} MB")
             print(
                 f"  sizes: markdown {len(comment):,} / {len(summary):,} chars, html "
                 f"{len(html):,}, json {len(data):,}, terminal {len(console.file.getvalue()):,}"

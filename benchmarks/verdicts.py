@@ -13,7 +13,7 @@ flags drift when the drop is real. The single-sample rule is scored on the same 
 the first sample of every prompt (what a ``samples: 1`` canary would have seen). Also timed:
 compare() on 10,000 pairs x 5 samples.
 
-    python benchmarks/verdicts.py [--reps 200] [--samples 10] [--sweep 10,20,30] [--seed 7]
+    python benchmarks/verdicts.py [--reps 500] [--samples 10] [--sweep 20,30,40] [--seed 7]
 """
 
 from __future__ import annotations
@@ -106,9 +106,7 @@ class Tally:
         return self.flagged / self.reps if self.reps else 0.0
 
 
-def scenario(
-    *, drop: bool, samples: int, reps: int, rng: random.Random
-) -> tuple[Tally, Tally]:
+def scenario(*, drop: bool, samples: int, reps: int, rng: random.Random) -> tuple[Tally, Tally]:
     """(multi-sample rule, single-sample rule) tallies for one scenario."""
     base_rates = [NOISE_RATE] * PROMPTS
     cur_rates = list(base_rates)
@@ -125,9 +123,7 @@ def scenario(
     return multi, single
 
 
-def time_large_compare(
-    pairs: int = 10_000, samples: int = 5, seed: int = 1
-) -> tuple[float, float]:
+def time_large_compare(pairs: int = 10_000, samples: int = 5, seed: int = 1) -> tuple[float, float]:
     """(wall, CPU) seconds for compare() on ``pairs`` pairs x ``samples`` samples, pass/fail
     with 10 % noise. CPU time is the steadier figure on a shared machine."""
     rng = random.Random(seed)
@@ -162,10 +158,10 @@ def time_large_compare(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200, help="repetitions per scenario")
+    parser.add_argument("--reps", type=int, default=500, help="repetitions per scenario")
     parser.add_argument("--samples", type=int, default=10, help="samples per prompt")
     parser.add_argument(
-        "--sweep", default="20,30", help="further sample sizes for the multi-sample rule"
+        "--sweep", default="20,30,40", help="further sample sizes for the multi-sample rule"
     )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)

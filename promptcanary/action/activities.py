@@ -143,8 +143,14 @@ _PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 # Bare model names LiteLLM routes without a prefix.
-_BARE_PREFIXES = (("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
-                  ("chatgpt-", "openai"), ("claude-", "anthropic"))
+_BARE_PREFIXES = (
+    ("gpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("chatgpt-", "openai"),
+    ("claude-", "anthropic"),
+)
 
 
 def missing_provider_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:

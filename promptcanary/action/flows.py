@@ -64,17 +64,19 @@ class Session:
         except GitHubError as exc:
             message = f"Could not {what}. {exc.message}" + (f" {exc.hint}" if exc.hint else "")
             self.failures.append(message)
-            self.workflow.warning(message + " The report is in the job summary and the report "
-                                  "files.", title="PromptCanary")
+            self.workflow.warning(
+                message + " The report is in the job summary and the report files.",
+                title="PromptCanary",
+            )
             return None
 
     def comment(self, marker: str, body: str, files: ReportFiles) -> str:
         """Create or update the sticky PR comment; returns its URL ('' when not posted)."""
-        body = render.fit_body(render.with_marker(marker, body), self.where)
-        files.write(".comment.md", body)  # a refused comment is never lost
         number = self.plan.pr_number
         if number is None or not self.config.comment:
             return ""
+        body = render.fit_body(render.with_marker(marker, body), self.where)
+        files.write(".comment.md", body)  # a refused comment is never lost
         url = self.call_github(
             f"comment on pull request #{number}",
             lambda gh: gh.upsert_comment(number, marker=marker, body=body),
@@ -103,9 +105,7 @@ def skipped(s: Session, reason: str) -> Outcome:
     return Outcome("skipped", EXIT_OK)
 
 
-def no_baseline(
-    s: Session, target: Target, run: CanaryRunResult, files: ReportFiles
-) -> Outcome:
+def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
     """A run with nothing to compare against: say so and how to promote one."""
     full = render.no_baseline_markdown(run, s.where, budget=render.FILE_REPORT_BUDGET)
     unusable = run_is_unusable(run, target.suite)
@@ -120,7 +120,8 @@ def no_baseline(
         outcome.result = "inconclusive"
         outcome.exit_code = EXIT_INCONCLUSIVE if s.config.fail_on_inconclusive else EXIT_OK
     s.workflow.add_summary(
-        full if len(full) <= render.SUMMARY_REPORT_BUDGET
+        full
+        if len(full) <= render.SUMMARY_REPORT_BUDGET
         else render.no_baseline_markdown(run, s.where, budget=render.SUMMARY_REPORT_BUDGET)
     )
     if s.plan.activity != "watch":
@@ -131,7 +132,10 @@ def no_baseline(
 
 
 def compared(
-    s: Session, target: Target, run: CanaryRunResult, baseline: BaselineSnapshot,
+    s: Session,
+    target: Target,
+    run: CanaryRunResult,
+    baseline: BaselineSnapshot,
     files: ReportFiles,
 ) -> Outcome:
     """check / watch: compare with the baseline, gate, and tell the PR or the watch issue."""
@@ -150,8 +154,10 @@ def compared(
         json_path=files.write(".json", DriftReporter(report).to_json()),
         baseline_path=s.workspace_relative(s.config.baseline_dir / filename_for(baseline)),
     )
-    summary = full if len(full) <= render.SUMMARY_REPORT_BUDGET else render.drift_markdown(
-        report, s.where, budget=render.SUMMARY_REPORT_BUDGET
+    summary = (
+        full
+        if len(full) <= render.SUMMARY_REPORT_BUDGET
+        else render.drift_markdown(report, s.where, budget=render.SUMMARY_REPORT_BUDGET)
     )
     s.workflow.add_summary(summary)
     if s.plan.activity == "watch":
@@ -194,9 +200,7 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
     return s.call_github("close the watch issue", close) or ""
 
 
-def promoted(
-    s: Session, target: Target, run: CanaryRunResult, files: ReportFiles
-) -> Outcome:
+def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
     """Save the run as the new baseline and commit it to the branch; never from a bad run."""
     unusable = run_is_unusable(run, target.suite)
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
@@ -227,8 +231,9 @@ def promoted(
     branch = s.plan.promote_branch or ""
     note = f"promoted by PromptCanary ({s.context.event_name}"
     note += f", PR #{s.plan.pr_number})" if s.plan.pr_number else ")"
-    promotion = promote(run, store=store, workspace=s.context.workspace, branch=branch,
-                        github=s.github, note=note)
+    promotion = promote(
+        run, store=store, workspace=s.context.workspace, branch=branch, github=s.github, note=note
+    )
     if promotion.error is not None:
         message = f"Could not commit the new baseline to '{branch}'. {promotion.error.message}"
         if promotion.error.hint:

@@ -124,8 +124,10 @@ class GitHubClient:
         def find() -> Any:
             mine = None
             for comment in issue.get_comments():
-                if comment.user is not None and comment.user.login == login and marker in (
-                    comment.body or ""
+                if (
+                    comment.user is not None
+                    and comment.user.login == login
+                    and marker in (comment.body or "")
                 ):
                     mine = comment  # keep the newest if several exist
             return mine
@@ -144,8 +146,7 @@ class GitHubClient:
         """
         issue = self.repo.get_issue(number)
         try:
-            _call(f"remove label '{label}' from #{number}",
-                  lambda: issue.remove_from_labels(label))
+            _call(f"remove label '{label}' from #{number}", lambda: issue.remove_from_labels(label))
         except GitHubError as exc:
             if exc.status != 404:
                 raise
@@ -163,9 +164,7 @@ class GitHubClient:
 
         return _call(f"list open issues labeled '{label}'", find)
 
-    def open_or_update_issue(
-        self, *, marker: str, label: str, title: str, body: str
-    ) -> IssueRef:
+    def open_or_update_issue(self, *, marker: str, label: str, title: str, body: str) -> IssueRef:
         """Update the open issue holding ``marker``, or open one with ``label``."""
         existing = self.find_open_issue(marker=marker, label=label)
         if existing is not None:
@@ -210,8 +209,9 @@ class GitHubClient:
 
         result = _call(f"commit {path} to branch '{branch}'", write)
         commit = result["commit"]
-        return CommitResult(path=path, branch=branch, sha=str(commit.sha),
-                            html_url=str(commit.html_url or ""))
+        return CommitResult(
+            path=path, branch=branch, sha=str(commit.sha), html_url=str(commit.html_url or "")
+        )
 
 
 def _call(what: str, fn: Callable[[], T]) -> T:

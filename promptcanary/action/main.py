@@ -106,8 +106,9 @@ def main(
         workflow.add_summary(f"## 🐤 PromptCanary: error\n\n{md_code(message, 2000)}")
         return exit_code_for(exc)
     except Exception as exc:  # a bug: show it (redacted) rather than a bare exit code
-        workflow.error(f"PromptCanary crashed: {type(exc).__name__}: {redact(str(exc))}",
-                       title="PromptCanary")
+        workflow.error(
+            f"PromptCanary crashed: {type(exc).__name__}: {redact(str(exc))}", title="PromptCanary"
+        )
         workflow.print_untrusted(redact(traceback.format_exc()))
         return EXIT_DRIFT
     for name, value in outcome.outputs().items():

@@ -15,8 +15,18 @@ if TYPE_CHECKING:
 
 #: Every output action.yml declares, in its order.
 OUTPUT_NAMES = (
-    "result", "severity", "has-drift", "overall-score", "baseline-score", "score-delta",
-    "regressions", "improvements", "report-path", "json-path", "comment-url", "baseline-path",
+    "result",
+    "severity",
+    "has-drift",
+    "overall-score",
+    "baseline-score",
+    "score-delta",
+    "regressions",
+    "improvements",
+    "report-path",
+    "json-path",
+    "comment-url",
+    "baseline-path",
 )
 
 

@@ -79,8 +79,13 @@ def promote(
     local = store.directory / filename_for(snapshot)
     repo_path = repo_path_for(local, workspace)
     if github is None:
-        return Promotion(snapshot, local, repo_path, None,
-                         GitHubError("no GitHub token: the baseline was not committed"))
+        return Promotion(
+            snapshot,
+            local,
+            repo_path,
+            None,
+            GitHubError("no GitHub token: the baseline was not committed"),
+        )
     model = run.provider.model_id
     message = f"PromptCanary: promote baseline for {run.suite_name} on {model}"
     try:

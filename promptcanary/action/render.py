@@ -37,9 +37,7 @@ class Where:
     def location(self) -> str:
         """Where the full report can be found, in words (plain text; escaped by the reporter)."""
         if self.run_url:
-            return (
-                f"the job summary and report files of the workflow run {self.run_url}"
-            )
+            return f"the job summary and report files of the workflow run {self.run_url}"
         if self.report_path:
             return f"the report file {self.report_path}"
         return "the job summary of this workflow run"
@@ -69,7 +67,9 @@ def fit_body(body: str, where: Where, limit: int = GITHUB_BODY_LIMIT) -> str:
         return body
     url = safe_url(where.run_url)
     place = f"the [workflow run]({url})" if url else "the job summary of this workflow run"
-    note = f"\n\n> ✂️ **Cut to fit GitHub's {limit:,}-character limit.** The full report is in {place}."
+    note = (
+        f"\n\n> ✂️ **Cut to fit GitHub's {limit:,}-character limit.** The full report is in {place}."
+    )
     # Cutting inside a fence or <details> could leave it open; close both defensively.
     head = body[: limit - len(note) - 40]
     if head.count("```") % 2:

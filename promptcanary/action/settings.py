@@ -222,7 +222,8 @@ def _integer(
     if not raw:
         return None
     bounds = (
-        f"a whole number from {low} to {high}" if low is not None and high is not None
+        f"a whole number from {low} to {high}"
+        if low is not None and high is not None
         else "a whole number"
     )
     try:

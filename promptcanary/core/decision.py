@@ -148,9 +148,7 @@ class _Test:
 
         direction: stats.Direction = "drop" if self.effect > 0 else "gain"
         if self.method == FISHER:
-            return stats.fisher_p(
-                self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction
-            )
+            return stats.fisher_p(self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction)
         return stats.mann_whitney_p(self.b_scores, self.c_scores, direction=direction)
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -200,9 +202,8 @@ class RunExecution:
         system = self.suite.system_prompt_for(prompt)
         started = time.perf_counter()
         try:
-            response = await asyncio.wait_for(
-                self.provider.acomplete(prompt, system_prompt=system),
-                timeout=self.options.timeout,
+            response = await _with_timeout(
+                self.provider.acomplete(prompt, system_prompt=system), self.options.timeout
             )
         except asyncio.TimeoutError as exc:  # not the builtin TimeoutError on Python 3.10
             raise TimeoutError(
@@ -320,6 +321,15 @@ class RunExecution:
                 sample=response.sample,
                 errored=True,
             )
+
+
+async def _with_timeout(awaitable: Coroutine[Any, Any, LLMResponse], seconds: float) -> LLMResponse:
+    """Await with a deadline; raises asyncio.TimeoutError when it passes."""
+    if sys.version_info >= (3, 11):
+        # asyncio.timeout cancels in place; wait_for would wrap every call in an extra task.
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout=seconds)
 
 
 def probe_one(

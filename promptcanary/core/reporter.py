@@ -30,7 +30,7 @@ from promptcanary.core.render.context import (
     build_report_view,
     markdown_marker,
 )
-from promptcanary.core.render.run import RunView, build_run_view
+from promptcanary.core.render.run import build_run_view
 from promptcanary.core.render.safety import json_safe
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -193,10 +193,6 @@ class DriftReporter:
 # ── Runs without a baseline ──────────────────────────────────────────────────────────────────
 
 
-def _run_view(run: CanaryRunResult, **kwargs: Any) -> RunView:
-    return build_run_view(run, **kwargs)
-
-
 def run_to_markdown(
     run: CanaryRunResult,
     *,
@@ -209,7 +205,7 @@ def run_to_markdown(
     """Markdown for a run with no baseline; says how to promote it (``promote_label``)."""
     from promptcanary.core.render.run_output import render_run_markdown
 
-    view = _run_view(
+    view = build_run_view(
         run,
         promote_label=promote_label,
         run_url=run_url,
@@ -219,11 +215,20 @@ def run_to_markdown(
     return render_run_markdown(view, budget=budget)
 
 
-def run_to_html(run: CanaryRunResult, *, promote_label: str = DEFAULT_PROMOTE_LABEL) -> str:
+def run_to_html(
+    run: CanaryRunResult,
+    *,
+    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    run_url: str | None = None,
+    no_baseline: bool = False,
+) -> str:
     """A self-contained HTML page for a run."""
     from promptcanary.core.render.html import render_run_html
 
-    return render_run_html(_run_view(run, promote_label=promote_label))
+    view = build_run_view(
+        run, promote_label=promote_label, run_url=run_url, no_baseline=no_baseline
+    )
+    return render_run_html(view)
 
 
 def run_to_json(run: CanaryRunResult) -> str:
@@ -237,11 +242,13 @@ def print_run_terminal(
     *,
     quiet: bool = False,
     promote_label: str = DEFAULT_PROMOTE_LABEL,
+    no_baseline: bool = True,
 ) -> None:
     """Print a run to the terminal (summary only when ``quiet``)."""
     from promptcanary.core.render.run_output import render_run_terminal
 
-    render_run_terminal(_run_view(run, promote_label=promote_label), _console(console), quiet=quiet)
+    view = build_run_view(run, promote_label=promote_label, no_baseline=no_baseline)
+    render_run_terminal(view, _console(console), quiet=quiet)
 
 
 class RunReporter:
@@ -264,7 +271,13 @@ class RunReporter:
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""
-        print_run_terminal(self.run, console, quiet=quiet, promote_label=self.promote_label)
+        print_run_terminal(
+            self.run,
+            console,
+            quiet=quiet,
+            promote_label=self.promote_label,
+            no_baseline=self.no_baseline,
+        )
 
     def to_markdown(self, path: str | Path | None = None, *, budget: int = COMMENT_BUDGET) -> str:
         """Markdown for the run, with how to promote it."""
@@ -280,7 +293,13 @@ class RunReporter:
 
     def to_html(self, path: str | Path | None = None) -> str:
         """HTML for the run."""
-        return _write(path, run_to_html(self.run, promote_label=self.promote_label))
+        html = run_to_html(
+            self.run,
+            promote_label=self.promote_label,
+            run_url=self.run_url,
+            no_baseline=self.no_baseline,
+        )
+        return _write(path, html)
 
     def to_json(self, path: str | Path | None = None) -> str:
         """The run as JSON."""

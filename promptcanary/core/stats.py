@@ -225,7 +225,10 @@ def samples_needed(
     """Smallest samples-per-prompt at which :func:`fisher_power` reaches ``power``.
 
     Returns ``(samples, achieved_power)``. Power of an exact test on counts is not monotone in the
-    sample size (it saw-tooths), so this is the first size that reaches the target.
+    sample size (it saw-tooths), so this is the first size found to reach the target scanning
+    upward — one by one for effects needing under ~80 samples, otherwise in strides and then one by
+    one back over the last stride (an isolated earlier tooth could be skipped; never a size that
+    falls short).
 
     Raises:
         ConfigError: a value out of range, an effect below ``min_effect`` (such a drop is never

@@ -77,6 +77,8 @@ class FakeRunner:
     repository: str = "Codertocat/Hello-World"
     token: str = "ghs_defaulttoken000000000000000000000"
     provider_env: dict[str, str] = field(default_factory=dict)
+    python: str = sys.executable
+    """The interpreter running entrypoint.py (another venv: set PYTHONPATH in extra_env)."""
     run_counter: int = 0
 
     def __post_init__(self) -> None:
@@ -156,7 +158,7 @@ class FakeRunner:
         """Run ``python entrypoint.py`` once with a fresh step environment (see :meth:`prepare`)."""
         env, folder = self.prepare(**step)
         proc = subprocess.run(
-            [sys.executable, str(ROOT / "entrypoint.py")],
+            [self.python, str(ROOT / "entrypoint.py")],
             cwd=self.workspace,
             env=env,
             capture_output=True,
@@ -166,8 +168,9 @@ class FakeRunner:
         )
         return _collect(proc.returncode, proc.stdout, proc.stderr, folder)
 
-    def run_in_process(self, main: Callable[..., int], *, main_kwargs: dict[str, Any],
-                       **step: Any) -> ActionRun:
+    def run_in_process(
+        self, main: Callable[..., int], *, main_kwargs: dict[str, Any], **step: Any
+    ) -> ActionRun:
         """Call ``main(environ, stream, **main_kwargs)`` in this process with the same step
         environment (for dependencies passed in: providers, GitHub clients)."""
         env, folder = self.prepare(**step)

@@ -124,8 +124,15 @@ class FakeGitHubServer:
     def add_pull_request(self, full_name: str, number: int, *, head_ref: str) -> dict[str, Any]:
         repo = self.repos[full_name]
         repo.files.setdefault(head_ref, {})
-        issue = self._issue(repo, number, title=f"PR {number}", body="", login="octocat",
-                            labels=[], pull_request=True)
+        issue = self._issue(
+            repo,
+            number,
+            title=f"PR {number}",
+            body="",
+            login="octocat",
+            labels=[],
+            pull_request=True,
+        )
         repo.issues[number] = issue
         return issue
 
@@ -135,12 +142,18 @@ class FakeGitHubServer:
             return self._new_comment(repo, number, body, login)
 
     def fail(
-        self, method: str, path_regex: str, status: int, *, times: int | None = None,
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        *,
+        times: int | None = None,
         message: str = "Resource not accessible by integration",
     ) -> None:
         """Answer ``status`` to matching requests (``times`` of them, or all when None)."""
-        self.failures.append(Failure(method.upper(), re.compile(path_regex), status, times,
-                                     message))
+        self.failures.append(
+            Failure(method.upper(), re.compile(path_regex), status, times, message)
+        )
 
     def count(self, method: str, path_regex: str) -> int:
         """How many requests matched (any status)."""
@@ -153,21 +166,40 @@ class FakeGitHubServer:
         return self._ids
 
     def _user(self, login: str) -> dict[str, Any]:
-        return {"login": login, "id": abs(hash(login)) % 10**8,
-                "type": "Bot" if login.endswith("[bot]") else "User",
-                "url": f"{self.base_url}/users/{quote(login)}"}
+        return {
+            "login": login,
+            "id": abs(hash(login)) % 10**8,
+            "type": "Bot" if login.endswith("[bot]") else "User",
+            "url": f"{self.base_url}/users/{quote(login)}",
+        }
 
-    def _issue(self, repo: FakeRepo, number: int, *, title: str, body: str, login: str,
-               labels: list[str], pull_request: bool = False) -> dict[str, Any]:
+    def _issue(
+        self,
+        repo: FakeRepo,
+        number: int,
+        *,
+        title: str,
+        body: str,
+        login: str,
+        labels: list[str],
+        pull_request: bool = False,
+    ) -> dict[str, Any]:
         api = f"{self.base_url}/repos/{repo.full_name}"
         kind = "pull" if pull_request else "issues"
         issue: dict[str, Any] = {
-            "id": self._next_id(), "number": number, "title": title, "body": body,
-            "state": "open", "state_reason": None, "labels": [], "user": self._user(login),
+            "id": self._next_id(),
+            "number": number,
+            "title": title,
+            "body": body,
+            "state": "open",
+            "state_reason": None,
+            "labels": [],
+            "user": self._user(login),
             "url": f"{api}/issues/{number}",
             "html_url": f"https://github.test/{repo.full_name}/{kind}/{number}",
             "comments_url": f"{api}/issues/{number}/comments",
-            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
         }
         if pull_request:
             issue["pull_request"] = {"url": f"{api}/pulls/{number}"}
@@ -178,7 +210,10 @@ class FakeGitHubServer:
     def _label(self, repo: FakeRepo, name: str) -> dict[str, Any]:
         if name not in repo.labels:
             repo.labels[name] = {
-                "id": self._next_id(), "name": name, "color": "ededed", "description": None,
+                "id": self._next_id(),
+                "name": name,
+                "color": "ededed",
+                "description": None,
                 "url": f"{self.base_url}/repos/{repo.full_name}/labels/{quote(name, safe='')}",
             }
         return repo.labels[name]
@@ -186,10 +221,14 @@ class FakeGitHubServer:
     def _new_comment(self, repo: FakeRepo, number: int, body: str, login: str) -> dict[str, Any]:
         cid = self._next_id()
         comment = {
-            "id": cid, "issue_number": number, "body": body, "user": self._user(login),
+            "id": cid,
+            "issue_number": number,
+            "body": body,
+            "user": self._user(login),
             "url": f"{self.base_url}/repos/{repo.full_name}/issues/comments/{cid}",
             "html_url": f"https://github.test/{repo.full_name}/pull/{number}#issuecomment-{cid}",
-            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
         }
         repo.comments[cid] = comment
         return comment
@@ -205,16 +244,34 @@ def _not_found() -> _Answer:
 
 
 def _too_long(resource: str) -> _Answer:
-    return _Answer(422, {"message": "Validation Failed", "errors": [{
-        "resource": resource, "code": "custom", "field": "body",
-        "message": f"body is too long (maximum is {BODY_LIMIT} characters)"}]})
+    return _Answer(
+        422,
+        {
+            "message": "Validation Failed",
+            "errors": [
+                {
+                    "resource": resource,
+                    "code": "custom",
+                    "field": "body",
+                    "message": f"body is too long (maximum is {BODY_LIMIT} characters)",
+                }
+            ],
+        },
+    )
 
 
 class _Router:
     """Dispatches one request against the server's state (called under the server lock)."""
 
-    def __init__(self, fake: FakeGitHubServer, method: str, path: str, query: dict[str, str],
-                 body: dict[str, Any], token: Token) -> None:
+    def __init__(
+        self,
+        fake: FakeGitHubServer,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        body: dict[str, Any],
+        token: Token,
+    ) -> None:
         self.fake, self.method, self.path, self.query = fake, method, path, query
         self.body, self.token = body, token
 
@@ -274,9 +331,18 @@ class _Router:
     # ── handlers ──
     def get_repo(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
         owner, name = repo.full_name.split("/")
-        return 200, {"id": 1, "name": name, "full_name": repo.full_name,
-                     "owner": self.fake._user(owner), "default_branch": repo.default_branch,
-                     "url": f"{self.fake.base_url}/repos/{repo.full_name}"}, {}
+        return (
+            200,
+            {
+                "id": 1,
+                "name": name,
+                "full_name": repo.full_name,
+                "owner": self.fake._user(owner),
+                "default_branch": repo.default_branch,
+                "url": f"{self.fake.base_url}/repos/{repo.full_name}",
+            },
+            {},
+        )
 
     def _get(self, repo: FakeRepo, number: str) -> dict[str, Any]:
         issue = repo.issues.get(int(number))
@@ -288,7 +354,8 @@ class _Router:
         state = self.query.get("state", "open")
         wanted = [x for x in self.query.get("labels", "").split(",") if x]
         items = [
-            i for i in sorted(repo.issues.values(), key=lambda i: -i["number"])
+            i
+            for i in sorted(repo.issues.values(), key=lambda i: -i["number"])
             if (state == "all" or i["state"] == state)
             and all(w in {lab["name"] for lab in i["labels"]} for w in wanted)
         ]
@@ -299,8 +366,14 @@ class _Router:
         if len(body) > BODY_LIMIT:
             raise _too_long("Issue")
         number = max(repo.issues, default=0) + 1
-        issue = self.fake._issue(repo, number, title=self.body.get("title", ""), body=body,
-                                 login=self.token.login, labels=list(self.body.get("labels", [])))
+        issue = self.fake._issue(
+            repo,
+            number,
+            title=self.body.get("title", ""),
+            body=body,
+            login=self.token.login,
+            labels=list(self.body.get("labels", [])),
+        )
         repo.issues[number] = issue
         return 201, issue, {}
 
@@ -320,8 +393,9 @@ class _Router:
 
     def list_comments(self, repo: FakeRepo, number: str) -> tuple[int, Any, dict[str, str]]:
         self._get(repo, number)
-        return self._page(repo.comments_on(int(number)),
-                          f"/repos/{repo.full_name}/issues/{number}/comments")
+        return self._page(
+            repo.comments_on(int(number)), f"/repos/{repo.full_name}/issues/{number}/comments"
+        )
 
     def create_comment(self, repo: FakeRepo, number: str) -> tuple[int, Any, dict[str, str]]:
         self._get(repo, number)
@@ -365,8 +439,12 @@ class _Router:
 
     def _file_json(self, repo: FakeRepo, path: str, entry: dict[str, Any], branch: str) -> dict:
         return {
-            "type": "file", "encoding": "base64", "name": path.rsplit("/", 1)[-1],
-            "path": path, "sha": entry["sha"], "size": len(entry["content"]),
+            "type": "file",
+            "encoding": "base64",
+            "name": path.rsplit("/", 1)[-1],
+            "path": path,
+            "sha": entry["sha"],
+            "size": len(entry["content"]),
             "content": base64.b64encode(entry["content"]).decode(),
             "url": f"{self.fake.base_url}/repos/{repo.full_name}/contents/{path}?ref={branch}",
             "html_url": f"https://github.test/{repo.full_name}/blob/{branch}/{path}",
@@ -390,16 +468,23 @@ class _Router:
             raise _Answer(422, {"message": "content is not valid Base64"}) from exc
         existing = repo.files[branch].get(path)
         if existing is not None and self.body.get("sha") != existing["sha"]:
-            raise _Answer(409 if "sha" in self.body else 422,
-                          {"message": f'"sha" wasn\'t supplied or does not match for {path}'})
+            raise _Answer(
+                409 if "sha" in self.body else 422,
+                {"message": f'"sha" wasn\'t supplied or does not match for {path}'},
+            )
         blob_sha = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
         entry = {"content": content, "sha": blob_sha}
         repo.files[branch][path] = entry
         commit_sha = hashlib.sha1(f"{branch}{path}{len(repo.commits)}".encode()).hexdigest()
-        commit = {"sha": commit_sha, "message": self.body.get("message", ""), "branch": branch,
-                  "path": path, "author": self.token.login,
-                  "url": f"{self.fake.base_url}/repos/{repo.full_name}/git/commits/{commit_sha}",
-                  "html_url": f"https://github.test/{repo.full_name}/commit/{commit_sha}"}
+        commit = {
+            "sha": commit_sha,
+            "message": self.body.get("message", ""),
+            "branch": branch,
+            "path": path,
+            "author": self.token.login,
+            "url": f"{self.fake.base_url}/repos/{repo.full_name}/git/commits/{commit_sha}",
+            "html_url": f"https://github.test/{repo.full_name}/commit/{commit_sha}",
+        }
         repo.commits.append(commit)
         status = 200 if existing is not None else 201
         return status, {"content": self._file_json(repo, path, entry, branch), "commit": commit}, {}
@@ -437,8 +522,9 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _dispatch(self, method: str, path: str, query: dict[str, str],
-                      body: Any) -> tuple[int, Any, dict[str, str]]:
+        def _dispatch(
+            self, method: str, path: str, query: dict[str, str], body: Any
+        ) -> tuple[int, Any, dict[str, str]]:
             for failure in fake.failures:
                 if failure.method == method and failure.path.search(path) and failure.times != 0:
                     if failure.times is not None:
@@ -448,8 +534,9 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
             token = fake.tokens.get(auth.split(" ", 1)[-1]) if auth else None
             if token is None:
                 raise _Answer(401, {"message": "Bad credentials"})
-            return _Router(fake, method, path, query, body if isinstance(body, dict) else {},
-                           token).route()
+            return _Router(
+                fake, method, path, query, body if isinstance(body, dict) else {}, token
+            ).route()
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle  # noqa: N815
 

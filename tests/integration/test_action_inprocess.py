@@ -40,17 +40,23 @@ KEY = "sk-test-inprocess-key-5678"
 class World:
     """The servers, the runner and the answers of one test."""
 
-    def __init__(self, runner: FakeRunner, gh: FakeGitHubServer, llm: FakeLLMServer,
-                 answers: dict[str, Any]) -> None:
+    def __init__(
+        self, runner: FakeRunner, gh: FakeGitHubServer, llm: FakeLLMServer, answers: dict[str, Any]
+    ) -> None:
         self.runner, self.gh, self.llm, self.answers = runner, gh, llm, answers
         self.retries = 3
 
     def github(self, config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
         if not config.github_token:
             return None
-        return GitHubClient.connect(token=config.github_token, api_url=context.api_url,
-                                    repository=context.repository, retries=self.retries,
-                                    backoff_s=0, throttle=False)
+        return GitHubClient.connect(
+            token=config.github_token,
+            api_url=context.api_url,
+            repository=context.repository,
+            retries=self.retries,
+            backoff_s=0,
+            throttle=False,
+        )
 
     def provider(self, model: str, config: ActionConfig) -> BaseLLMProvider:
         from promptcanary.action.measure import default_provider
@@ -98,7 +104,7 @@ def test_secrets_are_masked_first_and_never_printed_again(world: World) -> None:
     assert masks and masks == list(range(len(masks))), "masks must come before anything else"
     masked = {lines[i].removeprefix("::add-mask::") for i in masks}
     assert {KEY, world.runner.token} <= masked
-    assert KEY not in "\n".join(lines[len(masks):])
+    assert KEY not in "\n".join(lines[len(masks) :])
     # A push has no pull request: the check runs, nothing is commented.
     assert run.outputs["result"] == "passed" and run.outputs["comment-url"] == ""
     assert world.gh.repos[REPO].comments == {}
@@ -107,8 +113,9 @@ def test_secrets_are_masked_first_and_never_printed_again(world: World) -> None:
 def test_drift_under_the_threshold_passes_and_reports(world: World) -> None:
     seed_baseline(world.runner.workspace)
     world.answers["capital"] = "I would rather not say."
-    run = world.run("pull_request", load_event("pull_request.opened"), **{
-        "fail-on-severity": "never"})
+    run = world.run(
+        "pull_request", load_event("pull_request.opened"), **{"fail-on-severity": "never"}
+    )
     assert run.returncode == 0
     assert run.outputs["result"] == "passed"
     assert run.outputs["has-drift"] == "true" and run.outputs["regressions"] == "1"
@@ -151,11 +158,16 @@ def test_model_output_cannot_become_a_command_a_mention_or_html(world: World) ->
     )
     run = world.run("pull_request", load_event("pull_request.opened"))
     assert run.returncode == 1
-    commands = {line.split("::")[1].split(" ")[0] for line in run.stdout.splitlines()
-                if line.startswith("::")}
+    commands = {
+        line.split("::")[1].split(" ")[0]
+        for line in run.stdout.splitlines()
+        if line.startswith("::")
+    }
     assert commands <= {"add-mask", "stop-commands", "warning", "notice", "error"} | {
-        line.strip(":") for line in run.stdout.splitlines() if re.fullmatch(r"::[0-9a-f]{32}::",
-                                                                           line)}
+        line.strip(":")
+        for line in run.stdout.splitlines()
+        if re.fullmatch(r"::[0-9a-f]{32}::", line)
+    }
     assert run.outputs["result"] == "failed"  # a printed set-output could not override it
     body = world.bot_comments()[0]["body"]
     for text in (body, run.summary):
@@ -180,11 +192,14 @@ def outside_fences(markdown: str) -> str:
 
 
 def test_huge_report_is_cut_under_github_limits(world: World) -> None:
-    prompts = [CanaryPrompt(id=f"p{i:03d}", text=f"Question {i}?", expected_keywords=["alpha"])
-               for i in range(400)]
+    prompts = [
+        CanaryPrompt(id=f"p{i:03d}", text=f"Question {i}?", expected_keywords=["alpha"])
+        for i in range(400)
+    ]
     yaml_lines = ["name: huge", "probes:", "  - type: expected_keywords", "prompts:"]
-    yaml_lines += [f"  - id: {p.id}\n    text: '{p.text}'\n    expected_keywords: [alpha]"
-                   for p in prompts]
+    yaml_lines += [
+        f"  - id: {p.id}\n    text: '{p.text}'\n    expected_keywords: [alpha]" for p in prompts
+    ]
     (world.runner.workspace / "canary.yaml").write_text("\n".join(yaml_lines) + "\n")
 
     class Long(BaseLLMProvider):
@@ -192,21 +207,29 @@ def test_huge_report_is_cut_under_github_limits(world: World) -> None:
             super().__init__(ProviderConfig(model_id=MODEL))
             self.content = content
 
-        def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-                     ) -> LLMResponse:
-            return LLMResponse(prompt_id=prompt.id, provider_model_id=MODEL,
-                               content=self.content + " " + "é" * 10_000)
+        def complete(
+            self, prompt: CanaryPrompt, *, system_prompt: str | None = None
+        ) -> LLMResponse:
+            return LLMResponse(
+                prompt_id=prompt.id,
+                provider_model_id=MODEL,
+                content=self.content + " " + "é" * 10_000,
+            )
 
     from promptcanary.storage.file import FileBaselineStore
 
     suite = CanarySuite.from_yaml(world.runner.workspace / "canary.yaml")
     FileBaselineStore(world.runner.workspace / "baselines").save(
-        suite.run(Long("alpha"), show_progress=False))
+        suite.run(Long("alpha"), show_progress=False)
+    )
     run = world.runner.run_in_process(
         main,
-        main_kwargs={"github_factory": world.github,
-                     "make_provider": lambda model, config: Long("beta")},
-        event_name="pull_request", event=load_event("pull_request.opened"),
+        main_kwargs={
+            "github_factory": world.github,
+            "make_provider": lambda model, config: Long("beta"),
+        },
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
         inputs={"provider": MODEL},
     )
     assert run.returncode == 1

@@ -43,8 +43,10 @@ def world(tmp_path: Path) -> Iterator[tuple[FakeRunner, FakeGitHubServer, FakeLL
         runner = FakeRunner(
             tmp_path,
             api_url=gh.base_url,
-            provider_env={"OPENAI_API_KEY": "sk-test-secret-key-1234", "OPENAI_API_BASE":
-                          llm.base_url},
+            provider_env={
+                "OPENAI_API_KEY": "sk-test-secret-key-1234",
+                "OPENAI_API_BASE": llm.base_url,
+            },
         )
         write_suite(runner.workspace)
         yield runner, gh, llm, answers
@@ -62,8 +64,11 @@ def test_first_run_comments_then_a_drifting_run_edits_that_comment_and_fails(wor
         gh.add_comment(REPO, PR, f"review note {i}", login="octocat")
     gh.add_comment(REPO, PR, "quoting <!-- promptcanary: suite=support-bot", login="mallory")
 
-    first = runner.run(event_name="pull_request", event=load_event("pull_request.opened"),
-                       inputs={"provider": MODEL})
+    first = runner.run(
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": MODEL},
+    )
     assert first.returncode == 0, first.stdout + first.stderr
     assert first.outputs["result"] == "passed"
     assert first.outputs["severity"] == "none" and first.outputs["has-drift"] == "false"
@@ -77,8 +82,11 @@ def test_first_run_comments_then_a_drifting_run_edits_that_comment_and_fails(wor
     # The model drifts on two of four prompts: 50 % regressions, critical.
     answers["capital"] = "I would rather not say."
     answers["boiling"] = "It depends on the altitude."
-    second = runner.run(event_name="pull_request", event=load_event("pull_request.synchronize"),
-                        inputs={"provider": MODEL, "fail-on-severity": "high"})
+    second = runner.run(
+        event_name="pull_request",
+        event=load_event("pull_request.synchronize"),
+        inputs={"provider": MODEL, "fail-on-severity": "high"},
+    )
 
     assert second.returncode == 1, second.stdout + second.stderr
     out = second.outputs
@@ -113,8 +121,11 @@ def test_a_refused_comment_keeps_the_report_and_the_gate(world: Any) -> None:
     answers["capital"] = "I would rather not say."
     runner.token = READ_ONLY_TOKEN
 
-    run = runner.run(event_name="pull_request", event=load_event("pull_request.opened"),
-                     inputs={"provider": MODEL})
+    run = runner.run(
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": MODEL},
+    )
 
     assert run.returncode == 1, "the gate decision must stand when GitHub refuses the comment"
     assert run.outputs["result"] == "failed"
@@ -149,8 +160,11 @@ def test_missing_provider_key_is_skipped_and_neutral(world: Any) -> None:
     seed_baseline(runner.workspace)
     runner.provider_env["OPENAI_API_KEY"] = ""  # what a fork PR gets for a secret
 
-    run = runner.run(event_name="pull_request", event=load_event("pull_request.opened"),
-                     inputs={"provider": MODEL})
+    run = runner.run(
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": MODEL},
+    )
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.outputs["result"] == "skipped"
@@ -161,8 +175,11 @@ def test_missing_provider_key_is_skipped_and_neutral(world: Any) -> None:
 def test_bad_input_fails_naming_the_input_and_the_choices(world: Any) -> None:
     runner, _, llm, _ = world
 
-    run = runner.run(event_name="pull_request", event=load_event("pull_request.opened"),
-                     inputs={"provider": MODEL, "fail-on-severity": "severe"})
+    run = runner.run(
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": MODEL, "fail-on-severity": "severe"},
+    )
 
     assert run.returncode == 2
     errors = run.commands("error")

@@ -44,8 +44,10 @@ def world(tmp_path: Path) -> Iterator[tuple[FakeRunner, FakeGitHubServer, FakeLL
         runner = FakeRunner(
             tmp_path,
             api_url=gh.base_url,
-            provider_env={"OPENAI_API_KEY": "sk-test-secret-key-1234",
-                          "OPENAI_API_BASE": llm.base_url},
+            provider_env={
+                "OPENAI_API_KEY": "sk-test-secret-key-1234",
+                "OPENAI_API_BASE": llm.base_url,
+            },
         )
         write_suite(runner.workspace)
         yield runner, gh, llm, answers
@@ -67,8 +69,7 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
     issue = gh.repos[REPO].issues[PR]
     issue["labels"].append(gh._label(gh.repos[REPO], LABEL))
 
-    run = runner.run(event_name="pull_request", event=labeled_event(),
-                     inputs={"provider": MODEL})
+    run = runner.run(event_name="pull_request", event=labeled_event(), inputs={"provider": MODEL})
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.outputs["result"] == "promoted"
@@ -123,9 +124,7 @@ def test_schedule_opens_one_issue_on_drift_and_closes_it_when_healthy(world: Any
     opened = [i for i in issues if "pull_request" not in i]
     assert len(opened) == 1
     issue = opened[0]
-    assert issue["state"] == "open" and [lab["name"] for lab in issue["labels"]] == [
-        "promptcanary"
-    ]
+    assert issue["state"] == "open" and [lab["name"] for lab in issue["labels"]] == ["promptcanary"]
     assert issue["body"].startswith("<!-- promptcanary-watch: suite=support-bot")
     assert "author" in issue["body"] and "critical drift" in issue["title"]
     assert drifting.outputs["comment-url"] == issue["html_url"]

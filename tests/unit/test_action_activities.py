@@ -19,12 +19,20 @@ def config(tmp_path: Path, **inputs: str) -> ActionConfig:
     return load_config(values)
 
 
-def context(event_name: str, event: dict[str, Any], ref: str = "refs/heads/master"
-            ) -> GitHubContext:
+def context(
+    event_name: str, event: dict[str, Any], ref: str = "refs/heads/master"
+) -> GitHubContext:
     return GitHubContext(
-        event_name=event_name, event=event, repository="Codertocat/Hello-World",
-        api_url="http://127.0.0.1:1", server_url="https://github.test", run_id="1", sha="x",
-        ref=ref, workspace=Path("/tmp"), runner_temp=None,
+        event_name=event_name,
+        event=event,
+        repository="Codertocat/Hello-World",
+        api_url="http://127.0.0.1:1",
+        server_url="https://github.test",
+        run_id="1",
+        sha="x",
+        ref=ref,
+        workspace=Path("/tmp"),
+        runner_temp=None,
     )
 
 
@@ -47,8 +55,10 @@ def test_labeled_with_another_label_is_skipped(tmp_path: Path) -> None:
 
 
 def test_custom_promote_label(tmp_path: Path) -> None:
-    plan = decide(config(tmp_path, **{"promote-label": "bug"}),
-                  context("pull_request", load_event("pull_request.labeled")))
+    plan = decide(
+        config(tmp_path, **{"promote-label": "bug"}),
+        context("pull_request", load_event("pull_request.labeled")),
+    )
     assert plan.activity == "promote"
 
 

@@ -31,8 +31,14 @@ def gh() -> Iterator[FakeGitHubServer]:
 
 
 def client(gh: FakeGitHubServer, token: str = DEFAULT_TOKEN, retries: int = 2) -> GitHubClient:
-    return GitHubClient.connect(token=token, api_url=gh.base_url, repository=REPO,
-                                retries=retries, backoff_s=0, throttle=False)
+    return GitHubClient.connect(
+        token=token,
+        api_url=gh.base_url,
+        repository=REPO,
+        retries=retries,
+        backoff_s=0,
+        throttle=False,
+    )
 
 
 def test_default_token_falls_back_to_the_actions_bot(gh: FakeGitHubServer) -> None:
@@ -90,10 +96,12 @@ def test_server_errors_are_retried_then_reported_with_their_status(gh: FakeGitHu
 
 def test_commit_file_creates_then_updates_on_the_branch(gh: FakeGitHubServer) -> None:
     c = client(gh)
-    first = c.commit_file(path="baselines/a.json", content=b'{"v": 1}', branch="feature",
-                          message="add")
-    second = c.commit_file(path="baselines/a.json", content=b'{"v": 2}', branch="feature",
-                           message="update")
+    first = c.commit_file(
+        path="baselines/a.json", content=b'{"v": 1}', branch="feature", message="add"
+    )
+    second = c.commit_file(
+        path="baselines/a.json", content=b'{"v": 2}', branch="feature", message="update"
+    )
     files = gh.repos[REPO].files
     assert files["feature"]["baselines/a.json"]["content"] == b'{"v": 2}'
     assert "baselines/a.json" not in files["main"]
@@ -108,10 +116,12 @@ def test_watch_issue_lifecycle_ignores_prs_and_other_markers(gh: FakeGitHubServe
     c = client(gh)
     gh.repos[REPO].issues[5]["labels"].append(gh._label(gh.repos[REPO], "promptcanary"))
     gh.repos[REPO].issues[5]["body"] = "<!-- w -->"  # a PR carrying the marker is not our issue
-    opened = c.open_or_update_issue(marker="<!-- w -->", label="promptcanary", title="t1",
-                                    body="<!-- w -->\nreport 1")
-    again = c.open_or_update_issue(marker="<!-- w -->", label="promptcanary", title="t2",
-                                   body="<!-- w -->\nreport 2")
+    opened = c.open_or_update_issue(
+        marker="<!-- w -->", label="promptcanary", title="t1", body="<!-- w -->\nreport 1"
+    )
+    again = c.open_or_update_issue(
+        marker="<!-- w -->", label="promptcanary", title="t2", body="<!-- w -->\nreport 2"
+    )
     assert again.number == opened.number
     issue = gh.repos[REPO].issues[opened.number]
     assert issue["title"] == "t2" and issue["body"].endswith("report 2")

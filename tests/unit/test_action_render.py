@@ -18,23 +18,40 @@ from promptcanary.core.models import (
 )
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "action_promoted.md"
-WHERE = render.Where(run_url="https://github.test/o/r/actions/runs/7",
-                     promote_label="promptcanary:promote")
+WHERE = render.Where(
+    run_url="https://github.test/o/r/actions/runs/7", promote_label="promptcanary:promote"
+)
 
 
 def snapshot(suite: str = "support-bot", model: str = "openai/fake") -> BaselineSnapshot:
     when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
     provider = ProviderConfig(model_id=model)
     run = CanaryRunResult(
-        run_id="run-1", suite_name=suite, provider=provider, started_at=when, finished_at=when,
+        run_id="run-1",
+        suite_name=suite,
+        provider=provider,
+        started_at=when,
+        finished_at=when,
         prompts=[CanaryPrompt(id="p1", text="hi")],
         llm_responses=[LLMResponse(prompt_id="p1", provider_model_id=model, content="hello")],
-        probe_results=[ProbeResult(probe_id="k", probe_name="K", category=ProbeCategory.FORMAT,
-                                   prompt_id="p1", passed=True, score=1.0)],
+        probe_results=[
+            ProbeResult(
+                probe_id="k",
+                probe_name="K",
+                category=ProbeCategory.FORMAT,
+                prompt_id="p1",
+                passed=True,
+                score=1.0,
+            )
+        ],
     )
-    return BaselineSnapshot(snapshot_id="0123abcd-0000-0000-0000-000000000000",
-                            suite_name=suite, provider=provider, run_result=run,
-                            created_at=when)
+    return BaselineSnapshot(
+        snapshot_id="0123abcd-0000-0000-0000-000000000000",
+        suite_name=suite,
+        provider=provider,
+        run_result=run,
+        created_at=when,
+    )
 
 
 def test_promoted_first_baseline_matches_the_golden_file() -> None:
@@ -55,8 +72,14 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
 
 def test_a_failed_commit_says_so_instead_of_claiming_success() -> None:
     body = render.promoted_markdown(
-        snapshot=snapshot(), baseline_path="baselines/x.json", commit_url=None, branch="b",
-        previous=snapshot(), change=None, change_summary="No drift.", committed=False,
+        snapshot=snapshot(),
+        baseline_path="baselines/x.json",
+        commit_url=None,
+        branch="b",
+        previous=snapshot(),
+        change=None,
+        change_summary="No drift.",
+        committed=False,
         where=WHERE,
     )
     assert "committing it failed" in body and "committed to" not in body
@@ -66,8 +89,13 @@ def test_a_failed_commit_says_so_instead_of_claiming_success() -> None:
 def test_hostile_suite_and_model_names_stay_inert() -> None:
     body = render.promoted_markdown(
         snapshot=snapshot(suite="x` @team <img src=x> #1 -->", model="m\n::error::x"),
-        baseline_path="b.json", commit_url="javascript:alert(1)", branch="b", previous=None,
-        change=None, committed=True, where=WHERE,
+        baseline_path="b.json",
+        commit_url="javascript:alert(1)",
+        branch="b",
+        previous=None,
+        change=None,
+        committed=True,
+        where=WHERE,
     )
     marker, rest = body.split("\n", 1)
     assert marker.startswith("<!-- promptcanary: ") and marker.count("-->") == 1

@@ -38,8 +38,11 @@ def test_working_directory_moves_every_relative_path(tmp_path: Path) -> None:
 
 
 def test_the_runners_dashed_form_is_read_when_the_snake_form_is_absent(tmp_path: Path) -> None:
-    values = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_FAIL-ON-SEVERITY": "HIGH",
-              "INPUT_MAX-TOKENS": "64"}
+    values = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "INPUT_FAIL-ON-SEVERITY": "HIGH",
+        "INPUT_MAX-TOKENS": "64",
+    }
     config = load_config(values)
     assert config.fail_on_severity == "high" and config.max_tokens == 64
     # The snake form (action.yml's runs.env) wins when both are set.
@@ -97,12 +100,18 @@ def test_every_declared_input_has_a_default_here_and_a_runs_env_mapping() -> Non
 def test_context_reads_the_event_payload_and_builds_the_run_url(tmp_path: Path) -> None:
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": 7}}), encoding="utf-8")
-    context = load_context({
-        "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "99", "GITHUB_SERVER_URL": "https://ghe.test/",
-        "GITHUB_API_URL": "https://ghe.test/api/v3/", "GITHUB_REF": "refs/heads/feature/x",
-        "GITHUB_WORKSPACE": str(tmp_path),
-    })
+    context = load_context(
+        {
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_RUN_ID": "99",
+            "GITHUB_SERVER_URL": "https://ghe.test/",
+            "GITHUB_API_URL": "https://ghe.test/api/v3/",
+            "GITHUB_REF": "refs/heads/feature/x",
+            "GITHUB_WORKSPACE": str(tmp_path),
+        }
+    )
     assert context.pull_request == {"number": 7}
     assert context.run_url == "https://ghe.test/o/r/actions/runs/99"
     assert context.api_url == "https://ghe.test/api/v3"

@@ -19,8 +19,10 @@ from tests.fakes.action_runner import parse_output_file
 def workflow(tmp_path: Path) -> tuple[Workflow, io.StringIO]:
     (tmp_path / "out").touch()
     stream = io.StringIO()
-    wf = Workflow({"GITHUB_OUTPUT": str(tmp_path / "out"),
-                   "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")}, stream)
+    wf = Workflow(
+        {"GITHUB_OUTPUT": str(tmp_path / "out"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")},
+        stream,
+    )
     return wf, stream
 
 
@@ -31,8 +33,10 @@ def test_outputs_use_the_delimiter_form_for_multi_line_values(tmp_path: Path) ->
     text = (tmp_path / "out").read_text()
     assert "result=passed\n" in text
     assert "notes<<ghadelimiter_" in text
-    assert parse_output_file(text) == {"result": "passed",
-                                       "notes": "line one\nline two\nname=value"}
+    assert parse_output_file(text) == {
+        "result": "passed",
+        "notes": "line one\nline two\nname=value",
+    }
 
 
 def test_commands_escape_data_and_properties(tmp_path: Path) -> None:

@@ -28,11 +28,13 @@ def test_golden_terminal(width: int) -> None:
     assert_golden(f"terminal_mixed_{width}.txt", _render(drift_report(), width))
 
 
-def test_golden_terminal_sampled() -> None:
-    assert_golden("terminal_sampled_100.txt", _render(sampled_report(), 100))
+@pytest.mark.parametrize("width", [120, 100])
+def test_golden_terminal_sampled(width: int) -> None:
+    # 120 columns: a table with an evidence column; 100: stacked blocks.
+    assert_golden(f"terminal_sampled_{width}.txt", _render(sampled_report(), width))
 
 
-@pytest.mark.parametrize("width", [100, 60])
+@pytest.mark.parametrize("width", [120, 100, 60])
 def test_no_line_is_wider_than_the_terminal(width: int) -> None:
     out = _render(sampled_report(), width)
     assert max(len(line) for line in out.splitlines()) <= width
@@ -41,7 +43,7 @@ def test_no_line_is_wider_than_the_terminal(width: int) -> None:
 def test_narrow_terminal_stacks_pairs_instead_of_a_table() -> None:
     out = _render(sampled_report(), 60)
     assert "1. Keyword Presence (format) 0.90 → 0.30 −0.60" in out
-    assert "evidence: 9/10 → 3/10, p = 0.003 (adjusted), Fisher" in out
+    assert "evidence: 9/10 → 3/10, p = 0.003 (adjusted) ·" in out
 
 
 def test_without_a_tty_there_are_no_escape_sequences() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -53,6 +53,16 @@ class PairView:
         self.kind = kind
         self.category = c.category.value
         self._show_probe_id = show_probe_id
+        self._rendered: dict[tuple[str, ...], str] = {}
+
+    def rendered(self, key: tuple[str, ...], make: Callable[[], str]) -> str:
+        """``make()``, computed once per key: renderers cache their pieces of this pair here, so
+        rendering twice (comment and job summary, or a budget retry) costs one rendering."""
+        try:
+            return self._rendered[key]
+        except KeyError:
+            text = self._rendered[key] = make()
+            return text
 
     # Everything else is computed on first use: a report with thousands of pairs only pays for
     # the ones a format actually shows.

@@ -81,6 +81,10 @@ def _header(view: ReportView) -> str:
 
 
 def _row(pv: PairView, *, with_evidence: bool) -> str:
+    return pv.rendered(("md-row", str(with_evidence)), lambda: _make_row(pv, with_evidence))
+
+
+def _make_row(pv: PairView, with_evidence: bool) -> str:
     probe = md_code(pv.probe, 80) + (" ⚠️ flaky" if pv.flaky else "")
     cells = [
         str(pv.index),
@@ -107,6 +111,10 @@ def _side(title: str, score: float, passed: bool, details: str, response: str) -
 
 
 def _details(pv: PairView, *, with_diff: bool) -> str:
+    return pv.rendered(("md-details", str(with_diff)), lambda: _make_details(pv, with_diff))
+
+
+def _make_details(pv: PairView, with_diff: bool) -> str:
     c = pv.c
     summary = html_text(
         f"{pv.index}. {pv.probe} · prompt {pv.prompt_id} · {pv.scores} ({pv.delta})", 240

@@ -165,11 +165,11 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
         console.print(T(f"  {len(ids):,} × error: {err}", "yellow"))
     if view.usage:
         console.print(T(f"Usage: {view.usage}", "dim"))
-    if view.no_baseline:
-        console.print(
-            T(
-                f"No baseline yet: add the label {view.promote_label} to the pull request, or run "
-                "promptcanary run --save-baseline.",
-                "dim",
-            )
+    console.print(
+        T(
+            ("No baseline yet. " if view.no_baseline else "")
+            + f"To make this run the baseline: add the label {view.promote_label} to the pull "
+            "request, or run promptcanary run --save-baseline.",
+            "dim",
         )
+    )

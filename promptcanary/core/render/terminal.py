@@ -21,8 +21,9 @@ from promptcanary.core.render.safety import neutralise_terminal
 
 #: Regressions listed in the terminal (the rest are counted).
 MAX_ROWS = 30
-#: Under this width, tables become stacked blocks.
+#: Under this width, tables become stacked blocks (a wider limit when evidence is shown).
 NARROW = 80
+NARROW_WITH_EVIDENCE = 110
 
 SEVERITY_STYLES = {
     "none": "bold green",
@@ -123,7 +124,7 @@ def _stacked(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -
         blocks.append(head)
         blocks.append(T(f"   prompt: {pv.prompt_line}"))
         if with_evidence:
-            blocks.append(T(f"   evidence: {pv.evidence} ({pv.method})"))
+            blocks.append(T(f"   evidence: {pv.evidence_counts} · {pv.method}"))
         if with_reason and pv.reason:
             blocks.append(T(f"   reason: {pv.reason}"))
     return Group(*blocks)
@@ -134,7 +135,8 @@ def _pairs(
 ) -> RenderableType:
     # With one sample the evidence is always "1/1 → 0/1": the score columns say it all.
     evidence = not view.report.single_sample
-    if console.width < NARROW:
+    # The evidence column needs room: below ~110 columns an 8-column table turns to mush.
+    if console.width < (NARROW_WITH_EVIDENCE if evidence else NARROW):
         return _stacked(pairs, with_reason=with_reason, with_evidence=evidence)
     return _table(pairs, with_reason=with_reason, with_evidence=evidence)
 
