@@ -81,16 +81,30 @@ def read_json(path: Path, what: str) -> Any:
 
 
 def load_run(path: Path) -> CanaryRunResult:
-    """Load a saved run JSON (written by `run -o`), with a clear error if it is not one."""
+    """Load a saved run JSON (written by `run -o`), with a clear error if it is not one.
+
+    A baseline file holds a run too and is accepted.
+    """
     from pydantic import ValidationError
 
-    from promptcanary.core.models import CanaryRunResult
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
 
-    data = read_json(path, "run file")
-    if isinstance(data, dict) and "run_result" in data and "snapshot_id" in data:
-        data = data["run_result"]  # a baseline file holds a run: accept it
+    if not path.exists():
+        raise InputError(f"{path}: run file not found")
+    raw = path.read_bytes()
     try:
-        return CanaryRunResult.model_validate(data)
+        return CanaryRunResult.model_validate_json(raw)
+    except ValidationError:
+        pass
+    try:
+        return BaselineSnapshot.model_validate_json(raw).run_result
+    except ValidationError:
+        pass
+    data = read_json(path, "run file")  # slow path: only to explain what is wrong
+    if isinstance(data, dict) and "run_result" in data:
+        data = data["run_result"]
+    try:
+        CanaryRunResult.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
@@ -98,6 +112,7 @@ def load_run(path: Path) -> CanaryRunResult:
             f"{path}: not a PromptCanary run: field '{loc}': {err['msg']}",
             hint="Pass a file written by `promptcanary run -o run.json`.",
         ) from exc
+    raise InputError(f"{path}: not a PromptCanary run")
 
 
 def write_text(path: Path, text: str) -> None:

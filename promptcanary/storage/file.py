@@ -254,30 +254,48 @@ class FileBaselineStore:
             raise BaselineNotFoundError(f"{path}: baseline file not found")
         try:
             raw = path.read_bytes()
-            data = json.loads(raw)
-        except (OSError, ValueError) as exc:
-            raise CorruptBaselineError(
-                f"{path}: not valid JSON ({exc})",
-                hint="Restore the file from git, or delete it and save a new baseline.",
-            ) from exc
-        if not isinstance(data, dict):
-            raise CorruptBaselineError(f"{path}: not a PromptCanary baseline (expected an object)")
-        version = data.get("schema_version", 1)
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
-            raise CorruptBaselineError(
-                f"{path}: schema_version {version!r} is newer than this PromptCanary supports "
-                f"({SCHEMA_VERSION})",
-                hint="Upgrade PromptCanary: `pip install -U promptcanary`.",
-            )
+        except OSError as exc:
+            raise CorruptBaselineError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         try:
-            return BaselineSnapshot.model_validate(data)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise CorruptBaselineError(
-                f"{path}: not a valid baseline: field '{loc}': {err['msg']}",
-                hint="Restore the file from git, or delete it and save a new baseline.",
-            ) from exc
+            # Fast path: pydantic parses the JSON itself (about twice as fast as json.loads +
+            # model_validate on a 50,000-result baseline).
+            snapshot = BaselineSnapshot.model_validate_json(raw)
+        except ValidationError:
+            # Slow path, only to say precisely what is wrong.
+            raise _explain_invalid(path, raw) from None
+        if snapshot.schema_version > SCHEMA_VERSION:
+            raise _newer_schema(path, snapshot.schema_version)
+        return snapshot
+
+
+def _newer_schema(path: Path, version: object) -> CorruptBaselineError:
+    return CorruptBaselineError(
+        f"{path}: schema_version {version!r} is newer than this PromptCanary supports "
+        f"({SCHEMA_VERSION})",
+        hint="Upgrade PromptCanary: `pip install -U promptcanary`.",
+    )
+
+
+def _explain_invalid(path: Path, raw: bytes) -> CorruptBaselineError:
+    hint = "Restore the file from git, or delete it and save a new baseline."
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        return CorruptBaselineError(f"{path}: not valid JSON ({exc})", hint=hint)
+    if not isinstance(data, dict):
+        return CorruptBaselineError(f"{path}: not a PromptCanary baseline (expected an object)")
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        return _newer_schema(path, version)
+    try:
+        BaselineSnapshot.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        return CorruptBaselineError(
+            f"{path}: not a valid baseline: field '{loc}': {err['msg']}", hint=hint
+        )
+    return CorruptBaselineError(f"{path}: not a valid baseline", hint=hint)
 
 
 def _timestamp_of(path: Path) -> datetime:

@@ -93,7 +93,8 @@ def test_concurrency_is_reached_and_order_preserved(
     llm_server.reply = lambda req: Reply(
         content=f"OK: {last_user_text(req)}", delay_s=delays[last_user_text(req)]
     )
-    llm_server.latency_s = 0.05
+    # Long enough that all 8 requests are surely in flight together, even on a busy machine.
+    llm_server.latency_s = 0.3
     suite = suite_of(list(delays))
     result = suite.run(litellm_provider(), concurrency=8, show_progress=False)
     assert llm_server.max_in_flight == 8

@@ -120,7 +120,7 @@ def test_order_and_samples_are_preserved_whatever_the_arrival_order() -> None:
 
 
 def test_sync_provider_reaches_the_configured_concurrency() -> None:
-    provider = EchoProvider(delay=lambda p: 0.05)
+    provider = EchoProvider(delay=lambda p: 0.2)
     run_suite(make_suite(24), provider, RunOptions(concurrency=8, **FAST))
     assert provider.max_in_flight == 8
 
