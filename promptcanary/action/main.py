@@ -45,6 +45,13 @@ def action(
 ) -> Outcome:
     """Run the Action once: decide, measure, report, gate."""
     plan = decide(config, context)
+    if context.event_name == "pull_request_target":
+        workflow.warning(
+            "pull_request_target runs with secrets and a write token: make sure the canary "
+            "files come from the base branch, never from the pull request's head (see "
+            "docs/action.md, 'Why not pull_request_target?').",
+            title="PromptCanary",
+        )
     where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
     session = flows.Session(config, context, plan, workflow, github, where)
     if plan.activity == "skip":

@@ -134,7 +134,7 @@ class RunExecution:
     def aborted_text(self) -> str | None:
         if self.stop is None:
             return None
-        return f"{self.stop.reason}; {self.skipped} of {len(self.jobs)} request(s) were not sent."
+        return f"{self.stop.reason} {self.skipped} of {len(self.jobs)} request(s) were not sent."
 
     # ── requests ──
 
@@ -162,7 +162,7 @@ class RunExecution:
             return
         self.stop = _Stop(
             kind="budget",
-            reason=f"Budget of ${budget:.4g} reached (spent ${self.spent:.4g})",
+            reason=f"Budget of ${budget:.4g} reached (spent ${self.spent:.4g}).",
             skip_message=f"Not sent: the run's budget (max_cost_usd ${budget:.4g}) was spent.",
         )
 
@@ -239,11 +239,12 @@ class RunExecution:
             return
         status = getattr(error, "status_code", None)
         hint = getattr(error, "hint", None) or "Check the provider's API key."
+        detail = str(error).rstrip(". ")
         self.stop = _Stop(
             kind="auth",
             reason=(
                 f"Authentication refused by the provider"
-                f"{f' (HTTP {status})' if status else ''}: {error}. {hint}"
+                f"{f' (HTTP {status})' if status else ''}: {detail}. {hint.rstrip('.')}."
             ),
             skip_message="Not sent: the run stopped because the provider refused the credentials.",
         )

@@ -9,6 +9,7 @@ backoff, Retry-After and rate-limit adaptation, for every provider alike.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -21,6 +22,8 @@ __all__ = ["LiteLLMProvider"]
 
 #: Longest provider error text kept in a message (LiteLLM sometimes echoes whole bodies).
 _MAX_ERROR_TEXT = 500
+#: "litellm.RateLimitError: RateLimitError: " — LiteLLM repeats the class name we already show.
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)*")
 
 
 def _import_litellm(model_id: str) -> Any:
@@ -207,7 +210,7 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after = parse_retry_after(headers)
         except Exception:  # headers of an unexpected type: no hint, not a crash
             retry_after = None
-        text = " ".join(str(exc).split())
+        text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
         if len(text) > _MAX_ERROR_TEXT:
             text = text[: _MAX_ERROR_TEXT - 1] + "…"
         message = redact(f"{self.config.model_id}: {type(exc).__name__}: {text}")
