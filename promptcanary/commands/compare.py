@@ -114,13 +114,16 @@ def compare_command(args: CompareArgs) -> int:
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
         snapshot = _baseline(args, store, suite.name, provider.config.model_id)
+        samples = args.samples
+        if samples is None and args.replay is not None:
+            samples = getattr(provider, "samples", None)  # replay as many samples as were saved
         current = suite.run(
             provider,
             temperature=args.temperature,
             max_tokens=args.max_tokens,
             seed=args.seed,
             concurrency=args.concurrency,
-            samples=args.samples,
+            samples=samples,
             max_cost_usd=args.max_cost,
             show_progress=False,
             progress=progress_callback(not args.no_progress and not args.quiet),

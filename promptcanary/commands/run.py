@@ -15,7 +15,7 @@ from promptcanary.commands.common import (
     stdout_console,
     write_text,
 )
-from promptcanary.errors import EXIT_DRIFT, EXIT_INCONCLUSIVE, EXIT_OK, MeasurementError
+from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError
 
 
 @dataclass
@@ -47,13 +47,16 @@ def run_command(args: RunArgs) -> int:
     suite = load_suite(args.config)
     model = resolve_model(args.provider, suite, replay=args.replay)
     provider = make_provider(model, api_base=args.api_base, replay=args.replay)
+    samples = args.samples
+    if samples is None and args.replay is not None:
+        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
     run = suite.run(
         provider,
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         seed=args.seed,
         concurrency=args.concurrency,
-        samples=args.samples,
+        samples=samples,
         max_cost_usd=args.max_cost,
         show_progress=False,
         progress=progress_callback(not args.no_progress and not args.quiet),
@@ -88,11 +91,13 @@ def run_command(args: RunArgs) -> int:
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
         )
 
+    if run.aborted:
+        raise MeasurementError(f"the run stopped early: {run.aborted}")
     if unmeasurable:
         raise MeasurementError(
-            f"the run measured nothing: {run.aborted or 'every request errored'}",
+            "the run measured nothing: every request errored",
             hint="Check the provider, its API key and --api-base.",
         )
     if args.fail_on_failure and run.failed_probes:
         return EXIT_DRIFT
-    return EXIT_OK if not run.aborted else EXIT_INCONCLUSIVE
+    return EXIT_OK
