@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import default_baseline_dir, stdout_console
 from promptcanary.errors import EXIT_OK, BaselineNotFoundError
@@ -47,9 +47,7 @@ def list_command(*, baseline_dir: Path | None, suite: str | None, model: str | N
     return EXIT_OK
 
 
-def _find(
-    snapshot: str, baseline_dir: Path | None
-) -> tuple[FileBaselineStore, BaselineSnapshot]:
+def _find(snapshot: str, baseline_dir: Path | None) -> tuple[FileBaselineStore, BaselineSnapshot]:
     store = _store(baseline_dir)
     as_path = Path(snapshot)
     if as_path.suffix == ".json" and as_path.exists():

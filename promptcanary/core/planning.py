@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot
 from promptcanary.core.stats import samples_needed
 from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.suite import CanarySuite
 
 
 @dataclass(frozen=True)
@@ -102,33 +106,39 @@ def plan(
     baseline_rate: float = 0.9,
     alpha: float = 0.05,
     power: float = 0.95,
-    min_effect: float = 0.1,
+    min_effect: float | None = None,
     pairs: int = 1,
+    suite: CanarySuite | None = None,
     prompts: int | None = None,
     baseline: BaselineSnapshot | None = None,
-    model_id: str | None = None,
+    model: str | None = None,
 ) -> Plan:
     """Samples needed to detect a drop of ``effect`` in pass rate, and the cost of a run.
 
     Args:
         effect:        Drop in pass rate to detect (``--effect``), e.g. 0.3.
         baseline_rate: Pass rate today (``--baseline-rate``).
-        alpha:         Significance level (``--alpha``; the suite's ``alpha``).
+        alpha:         Significance level (``--alpha``).
         power:         Wanted probability of detecting the drop (``--power``).
-        min_effect:    The suite's ``min_effect``: smaller observed drops are never reported.
+        min_effect:    Smallest observed drop the rule reports; default: the suite's
+                       ``min_effect`` setting, else 0.1.
         pairs:         Plan for the multiple-comparison correction over this many (probe,
                        prompt) pairs: the worst case, one real change among ``pairs``, must
                        clear ``alpha / pairs`` under Benjamini–Hochberg. 1 (default) plans a
                        single pair at ``alpha``; more changed pairs need less than planned.
-        prompts:       Prompts in the suite (for the request count); defaults to the
-                       baseline's prompt count.
+        suite:         The suite to size (its prompt count and ``min_effect``), optional.
+        prompts:       Prompt count, overriding the suite's; without either, the baseline's.
         baseline:      Newest baseline of the suite, for tokens per request (optional).
-        model_id:      Model to price; defaults to the baseline's model.
+        model:         Model to price; defaults to the baseline's model.
 
     Raises:
         ConfigError: a value out of range, or a drop that cannot be planned for (see
             :func:`promptcanary.core.stats.samples_needed`).
     """
+    if min_effect is None:
+        min_effect = suite.settings.min_effect if suite is not None else 0.1
+    if prompts is None and suite is not None:
+        prompts = len(suite.prompts)
     if pairs < 1:
         raise ConfigError(f"pairs must be at least 1, got {pairs}", field="pairs")
     if prompts is not None and prompts < 1:
@@ -144,8 +154,7 @@ def plan(
     )
     if prompts is None and baseline is not None:
         prompts = _prompt_count(baseline) or None
-    if model_id is None and baseline is not None:
-        model_id = baseline.provider.model_id
+    model_id = model if model is not None else (baseline.provider.model_id if baseline else None)
     requests = prompts * samples if prompts is not None else None
 
     prompt_tokens = completion_tokens = None
@@ -185,6 +194,11 @@ def plan(
         cost_usd=cost,
         cost_note=note,
     )
+
+
+def describe(result: Plan) -> str:
+    """The plan as text for a terminal (no markup)."""
+    return "\n".join(result.lines())
 
 
 def price(model_id: str, prompt_tokens: int, completion_tokens: int) -> float | None:
