@@ -75,7 +75,9 @@ def run_suite(
 ) -> CanaryRunResult:
     """Run every prompt of the suite (settings from the inputs, else from canary.yaml)."""
     provider = make_provider(target.model, config)
-    samples = getattr(provider, "samples", None) if target.replay else None
+    samples = config.samples
+    if samples is None and target.replay:
+        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
     return target.suite.run(
         provider,
         temperature=config.temperature,

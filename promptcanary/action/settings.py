@@ -31,6 +31,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "regression-threshold": "",
     "improvement-threshold": "",
     "concurrency": "",
+    "samples": "",
     "temperature": "",
     "max-tokens": "",
     "seed": "",
@@ -55,6 +56,7 @@ class ActionConfig:
     regression_threshold: float | None
     improvement_threshold: float | None
     concurrency: int | None
+    samples: int | None
     temperature: float | None
     max_tokens: int | None
     seed: int | None
@@ -130,6 +132,7 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         regression_threshold=_number(environ, "regression-threshold", 0.0, 1.0),
         improvement_threshold=_number(environ, "improvement-threshold", 0.0, 1.0),
         concurrency=_integer(environ, "concurrency", 1, 512),
+        samples=_integer(environ, "samples", 1, 1000),
         temperature=_number(environ, "temperature", 0.0, 2.0),
         max_tokens=_integer(environ, "max-tokens", 1, 1_000_000),
         seed=_integer(environ, "seed", None, None),

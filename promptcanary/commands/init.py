@@ -44,28 +44,13 @@ OPENAI_API_KEY=
 # OPENAI_API_BASE=http://localhost:8000/v1   # any OpenAI-compatible endpoint
 """
 
-WORKFLOW = """\
-name: PromptCanary
-on:
-  pull_request:
-    types: [opened, synchronize, reopened, labeled]
-permissions:
-  contents: write        # commit a promoted baseline
-  pull-requests: write   # post the drift report comment
-jobs:
-  canary:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          persist-credentials: false
-      - uses: org/promptcanary-action@v1
-        with:
-          config: canary.yaml
-          fail-on-severity: medium
-        env:
-          OPENAI_API_KEY: ${{{{ secrets.OPENAI_API_KEY }}}}
-"""
+def _workflow() -> str:
+    # The same file as examples/workflows/promptcanary-pr.yml (a test keeps them identical).
+    from importlib.resources import files
+
+    return (files("promptcanary.commands") / "templates" / "promptcanary-pr.yml").read_text(
+        encoding="utf-8"
+    )
 
 
 def _default_name(directory: Path) -> str:
@@ -78,7 +63,7 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     files = {
         directory / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
         directory / ".env.example": ENV_EXAMPLE,
-        directory / ".github" / "workflows" / "promptcanary.yml": WORKFLOW.format(),
+        directory / ".github" / "workflows" / "promptcanary.yml": _workflow(),
         directory / "baselines" / ".gitkeep": "",
     }
     existing = [p for p in files if p.exists() and p.name != ".gitkeep"]

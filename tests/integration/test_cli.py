@@ -172,3 +172,10 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
     proc = pc("init", "demo", cwd=tmp_path)
     assert proc.returncode == 2 and "--force" in proc.stderr
     assert pc("init", "demo", "--force", cwd=tmp_path).returncode == 0
+
+
+def test_init_workflow_is_the_documented_example(tmp_path: Path) -> None:
+    assert pc("init", "demo", cwd=tmp_path).returncode == 0
+    written = (tmp_path / ".github" / "workflows" / "promptcanary.yml").read_text()
+    example = Path(__file__).parents[2] / "examples" / "workflows" / "promptcanary-pr.yml"
+    assert written == example.read_text()

@@ -69,6 +69,7 @@ def test_token_is_kept_out_of_repr(tmp_path: Path) -> None:
         ("improvement-threshold", "nan", "a number from 0 to 1"),
         ("temperature", "hot", "a number from 0 to 2"),
         ("concurrency", "0", "a whole number from 1 to 512"),
+        ("samples", "0", "a whole number from 1 to 1000"),
         ("max-tokens", "1.5", "a whole number from 1 to 1000000"),
         ("seed", "abc", "a whole number"),
         ("promote-label", "x" * 51, "a label name of at most 50 characters"),

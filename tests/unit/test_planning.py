@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from promptcanary.core.config import SuiteSettings
 from promptcanary.core.models import (
     BaselineSnapshot,
     CanaryPrompt,
@@ -18,8 +19,10 @@ from promptcanary.core.models import (
     LLMResponse,
     ProviderConfig,
 )
-from promptcanary.core.planning import Plan, plan, price
+from promptcanary.core.planning import Plan, describe, plan, price
+from promptcanary.core.probes.format import JsonValidityProbe
 from promptcanary.core.stats import fisher_power, samples_needed
+from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ConfigError
 
 
@@ -93,6 +96,21 @@ def test_plan_defaults_prompt_count_to_the_baseline() -> None:
     assert result.prompts == 4 and result.requests == 4 * 30
 
 
+def test_plan_sizes_a_suite_with_its_min_effect() -> None:
+    suite = CanarySuite(
+        "s",
+        [CanaryPrompt(text=f"prompt {i}") for i in range(7)],
+        [JsonValidityProbe()],
+        settings=SuiteSettings(min_effect=0.25),
+    )
+    result = plan(0.4, suite=suite, baseline=baseline())
+    assert result.prompts == 7 and result.min_effect == 0.25
+    assert result.samples == samples_needed(0.4, min_effect=0.25)[0]
+    assert result.requests == 7 * result.samples
+    assert plan(0.4, suite=suite, prompts=3).prompts == 3  # an explicit count wins
+    assert describe(result) == "\n".join(result.lines())
+
+
 def test_plan_unknown_price_keeps_tokens() -> None:
     result = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"))
     assert result.cost_usd is None
@@ -102,7 +120,7 @@ def test_plan_unknown_price_keeps_tokens() -> None:
 
 
 def test_plan_model_override_and_missing_tokens() -> None:
-    priced = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"), model_id="gpt-4o-mini")
+    priced = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"), model="gpt-4o-mini")
     assert priced.cost_usd is not None and priced.model_id == "gpt-4o-mini"
     no_tokens = plan(0.4, prompts=2, baseline=baseline(tokens=False))
     assert no_tokens.prompt_tokens is None and no_tokens.cost_usd is None
