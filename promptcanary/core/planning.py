@@ -173,9 +173,9 @@ def plan(
             cost = price(model_id or "", prompt_tokens, completion_tokens)
             basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
             note = (
-                f"Estimated from the {basis} x LiteLLM's price for {model_id}."
+                f"Estimated: {basis} x LiteLLM's price for {model_id}."
                 if cost is not None
-                else f"LiteLLM has no price for {model_id}; tokens are the {basis}."
+                else f"LiteLLM has no price for {model_id} (tokens: {basis})."
             )
     return Plan(
         effect=effect,
