@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -149,3 +150,41 @@ def write_report_files(
         reporter.to_html(output_html)
     if output_json:
         reporter.to_json(output_json)
+
+
+@dataclass
+class RunFlags:
+    """Options shared by `run` and `compare` that shape the run (see cli.py for their help)."""
+
+    provider: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    concurrency: int | None = None
+    samples: int | None = None
+    max_cost: float | None = None
+    api_base: str | None = None
+    replay: Path | None = None
+    baseline_dir: Path | None = None
+    output_md: Path | None = None
+    output_html: Path | None = None
+    no_progress: bool = False
+    quiet: bool = False
+
+
+def execute_run(suite: CanarySuite, provider: BaseLLMProvider, flags: RunFlags) -> CanaryRunResult:
+    """Run ``suite`` with the command-line overrides, showing progress unless told not to."""
+    samples = flags.samples
+    if samples is None and flags.replay is not None:
+        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
+    return suite.run(
+        provider,
+        temperature=flags.temperature,
+        max_tokens=flags.max_tokens,
+        seed=flags.seed,
+        concurrency=flags.concurrency,
+        samples=samples,
+        max_cost_usd=flags.max_cost,
+        show_progress=False,
+        progress=progress_callback(not flags.no_progress and not flags.quiet),
+    )

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
+    RunFlags,
     default_baseline_dir,
+    execute_run,
     load_run,
     load_suite,
     make_provider,
-    progress_callback,
     resolve_model,
     stdout_console,
     write_report_files,
@@ -32,24 +33,12 @@ SEVERITIES = ("low", "medium", "high", "critical")
 
 
 @dataclass
-class CompareArgs:
+class CompareArgs(RunFlags):
     """The options of `promptcanary compare` (see cli.py for their help)."""
 
     config: Path | None = None
-    provider: str | None = None
     current: Path | None = None
     baseline: Path | None = None
-    baseline_dir: Path | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    concurrency: int | None = None
-    samples: int | None = None
-    max_cost: float | None = None
-    api_base: str | None = None
-    replay: Path | None = None
-    output_md: Path | None = None
-    output_html: Path | None = None
     output_json: Path | None = None
     save_run: Path | None = None
     fail_on_drift: bool = False
@@ -59,8 +48,6 @@ class CompareArgs:
     alpha: float | None = None
     min_effect: float | None = None
     max_error_rate: float | None = None
-    no_progress: bool = False
-    quiet: bool = False
 
 
 def _check_args(args: CompareArgs) -> None:
@@ -114,20 +101,7 @@ def compare_command(args: CompareArgs) -> int:
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
         snapshot = _baseline(args, store, suite.name, provider.config.model_id)
-        samples = args.samples
-        if samples is None and args.replay is not None:
-            samples = getattr(provider, "samples", None)  # replay as many samples as were saved
-        current = suite.run(
-            provider,
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            seed=args.seed,
-            concurrency=args.concurrency,
-            samples=samples,
-            max_cost_usd=args.max_cost,
-            show_progress=False,
-            progress=progress_callback(not args.no_progress and not args.quiet),
-        )
+        current = execute_run(suite, provider, args)
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))
 

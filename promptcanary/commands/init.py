@@ -44,6 +44,7 @@ OPENAI_API_KEY=
 # OPENAI_API_BASE=http://localhost:8000/v1   # any OpenAI-compatible endpoint
 """
 
+
 def _workflow() -> str:
     # The same file as examples/workflows/promptcanary-pr.yml (a test keeps them identical).
     from importlib.resources import files

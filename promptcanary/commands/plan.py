@@ -54,5 +54,5 @@ def plan_command(
         baseline=snapshot,
         model=provider,
     )
-    stdout_console().print(planning.describe(result))
+    stdout_console().print(planning.describe(result), markup=False, soft_wrap=True)
     return EXIT_OK

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptcanary.commands.common import (
+    RunFlags,
     default_baseline_dir,
+    execute_run,
     load_suite,
     make_provider,
-    progress_callback,
     resolve_model,
     stderr_console,
     stdout_console,
@@ -19,48 +20,21 @@ from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError
 
 
 @dataclass
-class RunArgs:
+class RunArgs(RunFlags):
     """The options of `promptcanary run` (see cli.py for their help)."""
 
-    config: Path
-    provider: str | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    concurrency: int | None = None
-    samples: int | None = None
-    max_cost: float | None = None
-    api_base: str | None = None
-    replay: Path | None = None
+    config: Path = Path("canary.yaml")
     save_baseline: bool = False
-    baseline_dir: Path | None = None
     note: str = ""
     output: Path | None = None
-    output_md: Path | None = None
-    output_html: Path | None = None
     fail_on_failure: bool = False
-    no_progress: bool = False
-    quiet: bool = False
 
 
 def run_command(args: RunArgs) -> int:
     suite = load_suite(args.config)
     model = resolve_model(args.provider, suite, replay=args.replay)
     provider = make_provider(model, api_base=args.api_base, replay=args.replay)
-    samples = args.samples
-    if samples is None and args.replay is not None:
-        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
-    run = suite.run(
-        provider,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        concurrency=args.concurrency,
-        samples=samples,
-        max_cost_usd=args.max_cost,
-        show_progress=False,
-        progress=progress_callback(not args.no_progress and not args.quiet),
-    )
+    run = execute_run(suite, provider, args)
 
     # The run is written before anything can fail, so a measured run is never lost.
     if args.output:

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from promptcanary.core.models import CanaryPrompt
 from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.probes.base import BaseProbe
 
 
 class SuiteSettings(BaseModel):
@@ -160,3 +164,85 @@ def parse_settings(data: dict[str, Any]) -> SuiteSettings:
             line=line_of(data, key),
             field=key,
         ) from exc
+
+
+def parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | None]]:
+    """The probes of a canary.yaml mapping, built and validated, with their explicit ids."""
+    from promptcanary.core.probes.base import build_probe
+
+    raw = config.get("probes")
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            "a non-empty list 'probes' is required",
+            line=line_of(config, "probes"),
+            field="probes",
+            hint="Add at least one probe, e.g. `- type: json_validity`.",
+        )
+    probes: list[BaseProbe] = []
+    ids: list[str | None] = []
+    for index, item in enumerate(raw):
+        where = f"probes[{index}]"
+        line = line_of(item) or line_of(config, "probes")
+        if isinstance(item, str):
+            item = {"type": item}
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            raise ConfigError(
+                "each probe needs a 'type' (e.g. `- type: json_validity` or `- json_validity`)",
+                line=line,
+                field=where,
+            )
+        params = {k: v for k, v in item.items() if k not in ("type", "id")}
+        explicit_id = item.get("id")
+        if explicit_id is not None and (not isinstance(explicit_id, str) or not explicit_id):
+            raise ConfigError("'id' must be a non-empty string", line=line, field=f"{where}.id")
+        try:
+            probes.append(build_probe(item["type"], params))
+        except ConfigError as exc:
+            key = exc.field if exc.field and exc.field in item else None
+            field = f"{where}.{exc.field}" if exc.field else where
+            raise type(exc)(
+                exc.detail,
+                line=(line_of(item, key) if key else None) or line,
+                field=field,
+                hint=exc.hint,
+            ) from exc
+        ids.append(explicit_id)
+    return probes, ids
+
+
+def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
+    """The prompts of a canary.yaml mapping (shorthand strings accepted)."""
+    raw = config.get("prompts")
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            "a non-empty list 'prompts' is required",
+            line=line_of(config, "prompts"),
+            field="prompts",
+            hint='Add at least one prompt, e.g. `- text: "What is the capital of France?"`.',
+        )
+    prompts: list[CanaryPrompt] = []
+    for index, item in enumerate(raw):
+        where = f"prompts[{index}]"
+        line = line_of(item) or line_of(config, "prompts")
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict):
+            raise ConfigError(
+                "each prompt must be a string or a mapping with 'text'", line=line, field=where
+            )
+        for key in item:
+            if key not in PROMPT_KEYS:
+                raise unknown_key_error(
+                    str(key), PROMPT_KEYS, where=where, line=line_of(item, str(key))
+                )
+        try:
+            prompts.append(CanaryPrompt.model_validate(dict(item)))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = str(err["loc"][0]) if err["loc"] else "text"
+            raise ConfigError(
+                err["msg"].removeprefix("Value error, "),
+                line=line_of(item, key) or line,
+                field=f"{where}.{key}",
+            ) from exc
+    return prompts

@@ -6,24 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from promptcanary.core.config import (
-    PROMPT_KEYS,
     SETTINGS_KEYS,
     SUITE_KEYS,
     SuiteSettings,
     line_of,
     load_yaml_file,
+    parse_probes,
+    parse_prompts,
     parse_settings,
     unknown_key_error,
 )
 from promptcanary.core.models import CanaryPrompt, CanaryRunResult
-from promptcanary.core.probes.base import BaseProbe, build_probe, params_digest
+from promptcanary.core.probes.base import BaseProbe, params_digest
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
-    from promptcanary.core.runner import ProgressCallback
+    from promptcanary.core.runner import ProgressCallback, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -143,8 +142,8 @@ class CanarySuite:
                 field="name",
             )
         settings = parse_settings(config)
-        probes, probe_ids = _parse_probes(config)
-        prompts = _parse_prompts(config)
+        probes, probe_ids = parse_probes(config)
+        prompts = parse_prompts(config)
         description = config.get("description") or ""
         default_system_prompt = config.get("default_system_prompt")
         tags = config.get("tags") or []
@@ -209,10 +208,9 @@ class CanarySuite:
         Returns:
             A fully-populated :class:`CanaryRunResult`.
         """
-        from promptcanary.core.runner import RunOptions, run_suite
+        from promptcanary.core.runner import run_suite
 
-        options = RunOptions.from_settings(
-            self.settings,
+        options = self._options(
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
@@ -241,10 +239,9 @@ class CanarySuite:
         progress: ProgressCallback | None = None,
     ) -> CanaryRunResult:
         """Async variant of :meth:`run` for callers already inside an event loop."""
-        from promptcanary.core.runner import RunOptions, arun_suite
+        from promptcanary.core.runner import arun_suite
 
-        options = RunOptions.from_settings(
-            self.settings,
+        options = self._options(
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
@@ -256,6 +253,12 @@ class CanarySuite:
             max_attempts=max_attempts,
         )
         return await arun_suite(self, provider, options, progress=progress)
+
+    def _options(self, **overrides: Any) -> RunOptions:
+        """The suite's settings with every override that is not None applied."""
+        from promptcanary.core.runner import RunOptions
+
+        return RunOptions.from_settings(self.settings, **overrides)
 
     def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
         """The system prompt sent with ``prompt``: its own, else the suite default."""
@@ -361,81 +364,3 @@ def assign_probe_ids(
             )
         seen[pid] = index
     return ids
-
-
-def _parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | None]]:
-    raw = config.get("probes")
-    if not isinstance(raw, list) or not raw:
-        raise ConfigError(
-            "a non-empty list 'probes' is required",
-            line=line_of(config, "probes"),
-            field="probes",
-            hint="Add at least one probe, e.g. `- type: json_validity`.",
-        )
-    probes: list[BaseProbe] = []
-    ids: list[str | None] = []
-    for index, item in enumerate(raw):
-        where = f"probes[{index}]"
-        line = line_of(item) or line_of(config, "probes")
-        if isinstance(item, str):
-            item = {"type": item}
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise ConfigError(
-                "each probe needs a 'type' (e.g. `- type: json_validity` or `- json_validity`)",
-                line=line,
-                field=where,
-            )
-        params = {k: v for k, v in item.items() if k not in ("type", "id")}
-        explicit_id = item.get("id")
-        if explicit_id is not None and (not isinstance(explicit_id, str) or not explicit_id):
-            raise ConfigError("'id' must be a non-empty string", line=line, field=f"{where}.id")
-        try:
-            probes.append(build_probe(item["type"], params))
-        except ConfigError as exc:
-            key = exc.field if exc.field and exc.field in item else None
-            field = f"{where}.{exc.field}" if exc.field else where
-            raise type(exc)(
-                exc.detail,
-                line=(line_of(item, key) if key else None) or line,
-                field=field,
-                hint=exc.hint,
-            ) from exc
-        ids.append(explicit_id)
-    return probes, ids
-
-
-def _parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
-    raw = config.get("prompts")
-    if not isinstance(raw, list) or not raw:
-        raise ConfigError(
-            "a non-empty list 'prompts' is required",
-            line=line_of(config, "prompts"),
-            field="prompts",
-            hint='Add at least one prompt, e.g. `- text: "What is the capital of France?"`.',
-        )
-    prompts: list[CanaryPrompt] = []
-    for index, item in enumerate(raw):
-        where = f"prompts[{index}]"
-        line = line_of(item) or line_of(config, "prompts")
-        if isinstance(item, str):
-            item = {"text": item}
-        if not isinstance(item, dict):
-            raise ConfigError(
-                "each prompt must be a string or a mapping with 'text'", line=line, field=where
-            )
-        for key in item:
-            if key not in PROMPT_KEYS:
-                raise unknown_key_error(
-                    str(key), PROMPT_KEYS, where=where, line=line_of(item, str(key))
-                )
-        try:
-            prompts.append(CanaryPrompt.model_validate(dict(item)))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            key = str(err["loc"][0]) if err["loc"] else "text"
-            raise ConfigError(
-                err["msg"].removeprefix("Value error, "),
-                line=line_of(item, key) or line,
-                field=f"{where}.{key}",
-            ) from exc
-    return prompts
