@@ -77,10 +77,17 @@ def _check_args(args: CompareArgs) -> None:
 
 def compare_command(args: CompareArgs) -> int:
     _check_args(args)
-    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.config import SuiteSettings, load_header
 
-    suite = load_suite(args.config) if args.config is not None else None
-    settings = suite.settings if suite is not None else SuiteSettings()
+    suite = None
+    settings = SuiteSettings()
+    suite_name: str | None = None
+    if args.config is not None and args.current is not None:
+        # Comparing a saved run: only the suite's name and thresholds are needed.
+        suite_name, settings = load_header(args.config)
+    elif args.config is not None:
+        suite = load_suite(args.config)
+        suite_name, settings = suite.name, suite.settings
 
     from promptcanary.storage.file import FileBaselineStore
 
@@ -88,9 +95,9 @@ def compare_command(args: CompareArgs) -> int:
 
     if args.current is not None:
         current = load_run(args.current)
-        if suite is not None and suite.name != current.suite_name:
+        if suite_name is not None and suite_name != current.suite_name:
             raise ConfigError(
-                f"{args.current} is a run of suite '{current.suite_name}', not '{suite.name}'",
+                f"{args.current} is a run of suite '{current.suite_name}', not '{suite_name}'",
                 field="--current",
             )
         snapshot = _baseline(args, store, current.suite_name, current.provider.model_id)

@@ -10,7 +10,6 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from promptcanary.core.models import CanaryPrompt
@@ -70,41 +69,10 @@ PROMPT_KEYS = (
 )
 
 
-class LineDict(dict[str, Any]):
-    """A dict that remembers the YAML line (1-based) of itself and of each of its keys."""
-
-    line: int | None = None
-    key_lines: dict[str, int]
-
-
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader whose mappings are :class:`LineDict` with line numbers."""
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    mapping = LineDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in mapping:
-            raise ConfigError(
-                f"duplicate key '{key}'",
-                line=key_node.start_mark.line + 1,
-                field=str(key),
-                hint="Each key may appear once per mapping.",
-            )
-        mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.key_lines[str(key)] = key_node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def line_of(node: Any, key: str | None = None) -> int | None:
     """Line of a loaded mapping (or of one of its keys), when known."""
+    from promptcanary.core.yaml_lines import LineDict
+
     if isinstance(node, LineDict):
         if key is not None and key in node.key_lines:
             return node.key_lines[key]
@@ -129,8 +97,13 @@ def load_yaml_file(path: str | Path) -> Any:
         raise ConfigError(f"not valid UTF-8 text ({exc.reason})", file=p) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", file=p) from exc
+    # PyYAML is imported here, not at module level: commands that only read JSON never need it.
+    import yaml
+
+    from promptcanary.core.yaml_lines import load_with_lines
+
     try:
-        return yaml.load(text, Loader=_LineLoader)
+        return load_with_lines(text)
     except ConfigError as exc:
         raise exc.relocate(file=p) from exc
     except yaml.MarkedYAMLError as exc:
@@ -164,6 +137,40 @@ def parse_settings(data: dict[str, Any]) -> SuiteSettings:
             line=line_of(data, key),
             field=key,
         ) from exc
+
+
+def parse_header(config: Any) -> tuple[str, SuiteSettings]:
+    """Check the top level of a canary.yaml mapping; return the suite name and its settings."""
+    if not isinstance(config, dict):
+        raise ConfigError(
+            "the file must be a YAML mapping with at least 'name', 'probes' and 'prompts'",
+            hint="See `promptcanary init` for a commented example.",
+        )
+    allowed = SUITE_KEYS + SETTINGS_KEYS
+    for key in config:
+        if key not in allowed:
+            raise unknown_key_error(
+                str(key), allowed, where="the suite", line=line_of(config, str(key))
+            )
+    name = config.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(
+            "a non-empty 'name' is required (baselines are filed under it)",
+            line=line_of(config, "name"),
+            field="name",
+        )
+    return name.strip(), parse_settings(config)
+
+
+def load_header(path: str | Path) -> tuple[str, SuiteSettings]:
+    """The suite name and settings of a canary.yaml, without building its probes and prompts.
+
+    For commands that compare saved runs and only need the suite's name and thresholds.
+    """
+    try:
+        return parse_header(load_yaml_file(path))
+    except ConfigError as exc:
+        raise exc.relocate(file=path) from exc
 
 
 def parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | None]]:

@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from promptcanary.core.config import (
     SETTINGS_KEYS,
-    SUITE_KEYS,
     SuiteSettings,
     line_of,
     load_yaml_file,
+    parse_header,
     parse_probes,
     parse_prompts,
-    parse_settings,
-    unknown_key_error,
 )
 from promptcanary.core.models import CanaryPrompt, CanaryRunResult
 from promptcanary.core.probes.base import BaseProbe, params_digest
@@ -123,25 +121,7 @@ class CanarySuite:
 
     @classmethod
     def _from_dict(cls, config: Any) -> CanarySuite:
-        if not isinstance(config, dict):
-            raise ConfigError(
-                "the file must be a YAML mapping with at least 'name', 'probes' and 'prompts'",
-                hint="See `promptcanary init` for a commented example.",
-            )
-        allowed = SUITE_KEYS + SETTINGS_KEYS
-        for key in config:
-            if key not in allowed:
-                raise unknown_key_error(
-                    str(key), allowed, where="the suite", line=line_of(config, str(key))
-                )
-        name = config.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError(
-                "a non-empty 'name' is required (baselines are filed under it)",
-                line=line_of(config, "name"),
-                field="name",
-            )
-        settings = parse_settings(config)
+        name, settings = parse_header(config)
         probes, probe_ids = parse_probes(config)
         prompts = parse_prompts(config)
         description = config.get("description") or ""
@@ -159,7 +139,7 @@ class CanarySuite:
                     field=key,
                 )
         return cls(
-            name=name.strip(),
+            name=name,
             prompts=prompts,
             probes=probes,
             description=description,
