@@ -187,3 +187,31 @@ def test_plan_prints_samples_and_rejects_bad_values(tmp_path: Path) -> None:
     assert "Samples per prompt: 30" in proc.stdout
     proc = pc("plan", "--effect", "1.5", cwd=tmp_path)
     assert proc.returncode == 2 and "--effect" in proc.stderr
+
+
+QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
+
+
+def test_replay_rescoring_and_fail_on_failure_without_any_model(tmp_path: Path) -> None:
+    config, saved = str(QUICKSTART / "canary.yaml"), str(QUICKSTART / "current-run.json")
+    proc = pc("run", "-c", config, "--replay", saved, "--no-progress", "-o", "rescored.json",
+              cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rescored = json.loads((tmp_path / "rescored.json").read_text())
+    original = json.loads(Path(saved).read_text())
+    assert [r["content"] for r in rescored["llm_responses"]] == [
+        r["content"] for r in original["llm_responses"]
+    ]
+    proc = pc("run", "-c", config, "--replay", saved, "--fail-on-failure", "-q", cwd=tmp_path)
+    assert proc.returncode == 1
+    proc = pc("compare", "-c", config, "--replay", saved, "--baseline-dir",
+              str(QUICKSTART / "baselines"), "--fail-on-severity", "high", "-q", cwd=tmp_path)
+    assert proc.returncode == 1 and "CRITICAL" in proc.stdout
+
+
+def test_quickstart_command_from_the_readme(tmp_path: Path) -> None:
+    proc = pc("compare", "-c", str(QUICKSTART / "canary.yaml"), "--current",
+              str(QUICKSTART / "current-run.json"), "--output-html", "drift.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "regression" in proc.stdout.lower()
+    assert (tmp_path / "drift.html").stat().st_size > 1000

@@ -194,3 +194,38 @@ def test_unknown_probe_parameter_is_a_probe_config_error(tmp_path: Path) -> None
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="file not found"):
         CanarySuite.from_yaml(tmp_path / "nope.yaml")
+
+
+def test_custom_probes_load_by_module_and_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    example = Path(__file__).parents[2] / "examples" / "custom_probe"
+    monkeypatch.syspath_prepend(str(example))
+    suite = CanarySuite.from_yaml(example / "canary.yaml")
+    assert suite.probe_ids == ["no_shouting", "mentions_support_email"]
+    assert suite.probes[0].params == {"max_upper_ratio": 0.2}
+    from promptcanary.core.models import LLMResponse
+
+    prompt = suite.prompts[0]
+    loud = LLMResponse(prompt_id=prompt.id, provider_model_id="m", content="WRITE TO US NOW")
+    assert suite.probes[0].evaluate(prompt, loud).passed is False
+    calm = LLMResponse(prompt_id=prompt.id, provider_model_id="m",
+                       content="Write to support@example.com.")
+    assert suite.probes[0].evaluate(prompt, calm).passed is True
+    assert suite.probes[1].evaluate(prompt, calm).passed is True
+    # The template keeps the module:Class type, so the suite rebuilds from it.
+    rebuilt = CanarySuite.from_yaml(write(tmp_path, suite.to_yaml_template()))
+    assert rebuilt.probe_ids == suite.probe_ids
+
+
+def test_custom_probe_type_that_does_not_exist_is_a_config_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: s\nprobes:\n  - type: no_such_module:Probe\nprompts: [a]\n")
+    with pytest.raises(ConfigError, match="no_such_module"):
+        CanarySuite.from_yaml(path)
+
+
+def test_template_names_custom_probes_by_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    example = Path(__file__).parents[2] / "examples" / "custom_probe"
+    monkeypatch.syspath_prepend(str(example))
+    suite = CanarySuite.from_yaml(example / "canary.yaml")
+    template = suite.to_yaml_template()
+    assert "type: my_probes:NoShoutingProbe" in template
+    assert "type: my_probes:mentions_support_email" in template

@@ -87,10 +87,14 @@ class BaseProbe(abc.ABC):
 
     @property
     def type_name(self) -> str:
-        """The name that rebuilds this probe: its registry name, else ``module:Class``."""
+        """The name that rebuilds this probe: a built-in's registry name, else ``module:Class``.
+
+        Custom probes always use ``module:Class`` — even registered ones — so a YAML template or
+        a stored run names something that can be imported without any prior setup.
+        """
         cls = type(self)
         registered = _PROBE_REGISTRY.get(cls.probe_id)
-        if registered is cls:
+        if registered is cls and cls.__module__.startswith("promptcanary."):
             return cls.probe_id
         return f"{cls.__module__}:{cls.__qualname__}"
 
