@@ -309,18 +309,12 @@ class RunExecution:
         try:
             return await asyncio.wait_for(future, timeout=self.options.probe_timeout)
         except asyncio.TimeoutError:
-            return ProbeResult(
-                probe_id=probe_id,
-                probe_name=probe.name,
-                category=probe.category,
-                prompt_id=prompt.id,
-                passed=False,
-                score=0.0,
-                details=(
-                    f"Not measured: the probe was still running after {self.options.probe_timeout:g}s"
-                ),
-                sample=response.sample,
-                errored=True,
+            return _not_measured(
+                probe,
+                probe_id,
+                prompt,
+                response,
+                f"the probe was still running after {self.options.probe_timeout:g}s",
             )
 
 
@@ -343,16 +337,8 @@ def probe_one(
     response's sample index, whatever the probe itself put there.
     """
     if response.error is not None:
-        return ProbeResult(
-            probe_id=probe_id,
-            probe_name=probe.name,
-            category=probe.category,
-            prompt_id=prompt.id,
-            passed=False,
-            score=0.0,
-            details=f"Not measured: the provider call failed ({response.error})",
-            sample=response.sample,
-            errored=True,
+        return _not_measured(
+            probe, probe_id, prompt, response, f"the provider call failed ({response.error})"
         )
     try:
         result = probe.evaluate(prompt, response)
@@ -371,4 +357,21 @@ def probe_one(
         )
     return result.model_copy(
         update={"probe_id": probe_id, "prompt_id": prompt.id, "sample": response.sample}
+    )
+
+
+def _not_measured(
+    probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse, why: str
+) -> ProbeResult:
+    """An errored result: there was nothing the probe could judge. Never counted as a failure."""
+    return ProbeResult(
+        probe_id=probe_id,
+        probe_name=probe.name,
+        category=probe.category,
+        prompt_id=prompt.id,
+        passed=False,
+        score=0.0,
+        details=f"Not measured: {why}",
+        sample=response.sample,
+        errored=True,
     )
