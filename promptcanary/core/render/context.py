@@ -123,6 +123,13 @@ class PairView:
         return one_line(self.c.prompt_text, 80) if self.c.prompt_text else self.prompt_id
 
     @cached_property
+    def prompt_short(self) -> str:
+        """Prompt id and the start of its text, for narrow terminal tables."""
+        if not self.c.prompt_text:
+            return self.prompt_id
+        return f"{self.prompt_id}: {one_line(self.c.prompt_text, 36)}"
+
+    @cached_property
     def prompt(self) -> str:
         """Prompt excerpt (multi-line)."""
         return excerpt(self.c.prompt_text, max_chars=PROMPT_CHARS, max_lines=15)

@@ -100,7 +100,7 @@ def _table(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -> 
             str(pv.index),
             probe,
             pv.category,
-            T(pv.prompt_line),
+            T(pv.prompt_short),
             pv.scores,
             Text(pv.delta, style="red" if pv.c.score_delta < 0 else "green"),
         ]
