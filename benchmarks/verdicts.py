@@ -9,9 +9,12 @@ them through the real :func:`promptcanary.core.comparator.compare`:
 * real drop: 3 of the 20 prompts fall from 0.9 to 0.5 in the current run.
 
 "False alarm" = the report flags drift (any regression) when nothing changed; "detected" = it
-flags drift when the drop is real. The single-sample rule is scored on the same data, using only
-the first sample of every prompt (what a ``samples: 1`` canary would have seen). Also timed:
-compare() on 10,000 pairs x 5 samples.
+flags drift when the drop is real. The multi-sample rule corrects with Tarone-BH (only pairs that
+could reach significance count); for comparison, the same reports are re-judged with plain
+Benjamini-Hochberg over every tested pair (the rule before Tarone-BH: same raw p-values, same
+min_effect). The single-sample rule is scored on the same data, using only the first sample of
+every prompt (what a ``samples: 1`` canary would have seen). Also timed: compare() on 10,000
+pairs x 5 samples.
 
     python benchmarks/verdicts.py [--reps 500] [--samples 10] [--sweep 20,30,40] [--seed 7]
 """
@@ -26,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from promptcanary.core.comparator import compare
+from promptcanary.core.decision import FISHER, MANN_WHITNEY
 from promptcanary.core.models import (
     BaselineSnapshot,
     CanaryRunResult,
@@ -40,6 +44,8 @@ NOISE_RATE = 0.9
 DROPPED_PROMPTS = 3
 DROPPED_RATE = 0.5
 PROVIDER = ProviderConfig(model_id="simulated/stochastic")
+ALPHA = 0.05
+MIN_EFFECT = 0.1
 
 
 class SimulatedProvider:
@@ -89,13 +95,15 @@ class Tally:
     unchanged_flagged: int = 0
     severities: Counter[str] | None = None
 
-    def add(self, report: DriftReport) -> None:
+    def add(self, report: DriftReport, found: set[str] | None = None) -> None:
+        """Count one report; ``found`` overrides its regressions (for the plain-BH re-judging)."""
         if self.severities is None:
             self.severities = Counter()
+        if found is None:
+            found = {c.prompt_id for c in report.regressions}
+            self.severities[report.severity.value] += 1
         self.reps += 1
-        self.flagged += report.has_drift
-        self.severities[report.severity.value] += 1
-        found = {c.prompt_id for c in report.regressions}
+        self.flagged += bool(found)
         dropped = {f"p{i:02d}" for i in range(DROPPED_PROMPTS)}
         self.dropped_found += len(found & dropped)
         self.all_dropped_found += dropped <= found
@@ -106,21 +114,39 @@ class Tally:
         return self.flagged / self.reps if self.reps else 0.0
 
 
-def scenario(*, drop: bool, samples: int, reps: int, rng: random.Random) -> tuple[Tally, Tally]:
-    """(multi-sample rule, single-sample rule) tallies for one scenario."""
+def plain_bh_regressions(report: DriftReport) -> set[str]:
+    """The prompts plain Benjamini-Hochberg over every tested pair would flag (the rule before
+    Tarone-BH): same raw p-values, same minimum effect, pass-rate drops (pass/fail probe)."""
+    from promptcanary.core.stats import bh_adjust
+
+    tested = [c for c in report.comparisons if c.method in (FISHER, MANN_WHITNEY)]
+    adjusted = bh_adjust([c.p_value if c.p_value is not None else 1.0 for c in tested])
+    return {
+        c.prompt_id
+        for c, p in zip(tested, adjusted)
+        if p <= ALPHA and c.baseline_score - c.current_score >= MIN_EFFECT - 1e-9
+    }
+
+
+def scenario(
+    *, drop: bool, samples: int, reps: int, rng: random.Random
+) -> tuple[Tally, Tally, Tally]:
+    """(multi-sample rule, the same with plain BH, single-sample rule) tallies for one scenario."""
     base_rates = [NOISE_RATE] * PROMPTS
     cur_rates = list(base_rates)
     if drop:
         cur_rates[:DROPPED_PROMPTS] = [DROPPED_RATE] * DROPPED_PROMPTS
-    multi, single = Tally(), Tally()
+    multi, plain, single = Tally(), Tally(), Tally()
     for _ in range(reps):
         base = SimulatedProvider(base_rates, rng).run(samples)
         cur = SimulatedProvider(cur_rates, rng).run(samples)
         snapshot = BaselineSnapshot(suite_name="bench", provider=PROVIDER, run_result=base)
-        multi.add(compare(snapshot, cur))
+        report = compare(snapshot, cur, alpha=ALPHA, min_effect=MIN_EFFECT)
+        multi.add(report)
+        plain.add(report, found=plain_bh_regressions(report))
         single_snapshot = snapshot.model_copy(update={"run_result": first_samples(base)})
         single.add(compare(single_snapshot, first_samples(cur)))
-    return multi, single
+    return multi, plain, single
 
 
 def time_large_compare(pairs: int = 10_000, samples: int = 5, seed: int = 1) -> tuple[float, float]:
@@ -171,29 +197,36 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{PROMPTS} prompts, pass rate {NOISE_RATE} (10 % noise); drop scenario: "
         f"{DROPPED_PROMPTS} prompts {NOISE_RATE} → {DROPPED_RATE}; {args.reps} repetitions; "
-        "alpha 0.05, min_effect 0.1"
+        f"alpha {ALPHA}, min_effect {MIN_EFFECT}"
     )
     print()
     header = (
-        f"{'rule':<34}{'false alarms':>13}{'detected':>10}{'all 3 found':>13}"
+        f"{'rule':<44}{'false alarms':>13}{'detected':>10}{'all 3 found':>13}"
         f"{'per-pair':>10}{'CRITICAL (no change)':>22}"
     )
     print(header)
     print("-" * len(header))
     sizes = [args.samples] + [int(x) for x in args.sweep.split(",") if x.strip()]
     for i, samples in enumerate(sizes):
-        null_m, null_s = scenario(drop=False, samples=samples, reps=args.reps, rng=rng)
-        drop_m, drop_s = scenario(drop=True, samples=samples, reps=args.reps, rng=rng)
-        rows = [(f"multi-sample, samples = {samples}", null_m, drop_m)]
+        null_m, null_p, null_s = scenario(drop=False, samples=samples, reps=args.reps, rng=rng)
+        drop_m, drop_p, drop_s = scenario(drop=True, samples=samples, reps=args.reps, rng=rng)
+        rows = [
+            (f"multi-sample, samples = {samples}", null_m, drop_m),
+            (f"  same, plain BH (before), samples = {samples}", null_p, drop_p),
+        ]
         if i == 0:
             rows.append(("single-sample rule (first sample)", null_s, drop_s))
         for label, null, dropped in rows:
             per_pair = dropped.dropped_found / (DROPPED_PROMPTS * dropped.reps)
-            critical = (null.severities or Counter())["critical"] / null.reps
+            critical = (
+                f"{(null.severities or Counter())['critical'] / null.reps:.1%}"
+                if null.severities
+                else "—"
+            )
             print(
-                f"{label:<34}{null.rate:>13.1%}{dropped.rate:>10.1%}"
+                f"{label:<44}{null.rate:>13.1%}{dropped.rate:>10.1%}"
                 f"{dropped.all_dropped_found / dropped.reps:>13.1%}{per_pair:>10.1%}"
-                f"{critical:>22.1%}"
+                f"{critical:>22}"
             )
     print()
     wall, cpu = time_large_compare()

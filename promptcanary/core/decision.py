@@ -80,11 +80,17 @@ def decide_multi(
     """The multi-sample rule, pair by pair; pairs it cannot test get the documented rule.
 
     A pair with at least two measured samples on both sides is *tested*: a regression needs a
-    significant drop (one-sided test, Benjamini–Hochberg adjusted across every tested pair, at
-    ``alpha``) that is also large: pass rate or mean score down by at least ``min_effect``.
-    Improvements mirror it. Which test: Fisher's exact on the pass counts when the pass rate moved
-    at least as much as the mean score (always so for pass/fail probes), Mann–Whitney U on the
-    scores when the scores moved more (scores shifting within passes); see :func:`choose_test`.
+    significant drop (one-sided test, Benjamini–Hochberg adjusted at ``alpha`` across the tested
+    pairs that could reach significance at all, see below) that is also large: pass rate or mean
+    score down by at least ``min_effect``. Improvements mirror it. Which test: Fisher's exact on
+    the pass counts when the pass rate moved at least as much as the mean score (always so for
+    pass/fail probes), Mann–Whitney U on the scores when the scores moved more (scores shifting
+    within passes); see :func:`choose_test`.
+
+    The correction is discreteness-aware (Tarone-BH, see
+    :func:`~promptcanary.core.stats.tarone_bh_adjust`): a pair whose pooled samples make a small
+    p-value impossible (9/10 vs 10/10 can never go below 0.5) is left out of the count, gets
+    ``p_adjusted = 1.0`` and is never flagged; its raw ``p_value`` is kept.
 
     Pairs with an errored side are inconclusive; pairs with fewer than two measured samples on a
     side (or a side missing) are judged by :func:`decide_single`, with ``method="threshold"``.
@@ -111,10 +117,12 @@ def decide_multi(
             verdicts[i] = verdict
 
     if tested:
-        from promptcanary.core.stats import bh_adjust
+        from promptcanary.core.stats import tarone_bh_adjust
 
         raw = [test.p_value() for _, test in tested]
-        for (i, test), p, p_adj in zip(tested, raw, bh_adjust(raw)):
+        floors = [test.min_p() for _, test in tested]
+        adjusted = tarone_bh_adjust(raw, floors, alpha=alpha)
+        for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
             large = abs(test.effect) >= min_effect - _EPS
             verdicts[i] = Verdict(
@@ -139,6 +147,9 @@ class _Test:
     c_n: int
     b_scores: tuple[float, ...]
     c_scores: tuple[float, ...]
+    #: Both sides' scores pooled (sorted) when some score is not just its pass/fail as 1/0, so
+    #: that another split of the same samples could have picked Mann–Whitney; else empty.
+    pooled_scores: tuple[float, ...] = ()
 
     def p_value(self) -> float:
         """One-sided p-value in the direction the data moved (1.0 when nothing moved)."""
@@ -150,6 +161,21 @@ class _Test:
         if self.method == FISHER:
             return stats.fisher_p(self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction)
         return stats.mann_whitney_p(self.b_scores, self.c_scores, direction=direction)
+
+    def min_p(self) -> float:
+        """The smallest p-value this pair could have given with the same samples pooled.
+
+        Depends on the pooled samples only, never on how they split between the sides: that is
+        what keeps the Tarone-BH selection valid. The test and the direction are chosen from the
+        split, so the floor is the smallest over both directions and, when scores are not plain
+        pass/fail, over both tests.
+        """
+        from promptcanary.core import stats
+
+        floor = stats.fisher_min_p(self.b_pass + self.c_pass, self.b_n, self.c_n)
+        if self.pooled_scores:
+            floor = min(floor, stats.mann_whitney_min_p(self.pooled_scores, self.b_n))
+        return floor
 
 
 #: ``method`` values of a tested pair.
@@ -171,6 +197,7 @@ def choose_test(baseline: Side, current: Side) -> _Test:
     d_pass = b_rate - c_rate
     d_score = baseline.mean - current.mean
     use_scores = abs(d_score) > abs(d_pass) + _EPS
+    plain = _pass_fail_scores(baseline) and _pass_fail_scores(current)
     return _Test(
         method=MANN_WHITNEY if use_scores else FISHER,
         effect=d_score if use_scores else d_pass,
@@ -180,7 +207,14 @@ def choose_test(baseline: Side, current: Side) -> _Test:
         c_n=current.n,
         b_scores=tuple(baseline.scores) if use_scores else (),
         c_scores=tuple(current.scores) if use_scores else (),
+        pooled_scores=() if plain else tuple(sorted(baseline.scores + current.scores)),
     )
+
+
+def _pass_fail_scores(side: Side) -> bool:
+    """Every score is 1.0 for a pass and 0.0 for a fail: then mean and pass rate move together
+    for any split of the samples, and Fisher's test always decides."""
+    return all(r.score == (1.0 if r.passed else 0.0) for r in side.measured)
 
 
 # ── Wording for reports ──────────────────────────────────────────────────────────────────────

@@ -12,6 +12,11 @@
   permutation method costs milliseconds per pair. The counting gives the same numbers as
   ``mannwhitneyu(..., method=PermutationMethod())`` — the tests check it.
 * :func:`bh_adjust` — Benjamini–Hochberg (``scipy.stats.false_discovery_control``).
+* :func:`fisher_min_p` / :func:`mann_whitney_min_p` — the smallest p-value a pair could reach
+  given its margins (what both sides pooled hold), and :func:`tarone_bh_adjust` — Benjamini–Hochberg
+  restricted to the pairs that could reach significance at all (Tarone's trick applied to BH:
+  Gilbert 2005, "A modified false discovery rate multiple-comparisons procedure for discrete
+  data", Applied Statistics 54:143–158).
 * :func:`fisher_power` / :func:`samples_needed` — exact power of the one-sided Fisher rule by
   enumerating every pair of binomial outcomes, no normal approximation.
 
@@ -22,6 +27,7 @@ single-sample comparisons and the CLI's start-up must not pay for it.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -166,6 +172,101 @@ def bh_adjust(p_values: Sequence[float]) -> list[float]:
 
     adjusted = false_discovery_control([_clip(p) for p in p_values], method="bh")
     return [_clip(float(p)) for p in adjusted]
+
+
+def tarone_index(min_p_values: Sequence[float], *, alpha: float) -> int:
+    """Tarone's K: the smallest k such that at most k pairs have a minimum attainable p ≤ alpha / k.
+
+    Counts only fall as k grows and k = number of pairs always qualifies, so K exists (1 when
+    there are no pairs).
+    """
+    floors = sorted(min_p_values)
+    for k in range(1, len(floors) + 1):
+        if bisect_right(floors, alpha / k) <= k:
+            return k
+    return 1
+
+
+def tarone_bh_adjust(
+    p_values: Sequence[float], min_p_values: Sequence[float], *, alpha: float
+) -> list[float]:
+    """Benjamini–Hochberg over the *testable* pairs only (Gilbert's Tarone-BH), same order.
+
+    A pair is testable when its minimum attainable p-value is at most ``alpha / K``
+    (:func:`tarone_index`); the testable pairs get Benjamini–Hochberg adjusted p-values with m =
+    their count, every other pair gets 1.0 and can never be flagged. Compare with the same
+    ``alpha`` (the adjusted values depend on it through K).
+
+    Why this keeps the false discovery rate at ``alpha``: minimum attainable p-values depend only
+    on the margins, which the exact tests condition on; given the margins the testable set is
+    fixed, Benjamini–Hochberg over a fixed set of valid p-values controls the rate, and a pair
+    left out is never flagged. Why it helps: a pair like 9/10 vs 10/10 can never give a p-value
+    below 0.5, yet in plain Benjamini–Hochberg it raises the bar for every other pair.
+    """
+    if len(p_values) != len(min_p_values):
+        raise ValueError("p_values and min_p_values must have the same length")
+    limit = alpha / tarone_index(min_p_values, alpha=alpha)
+    testable = [i for i, floor in enumerate(min_p_values) if floor <= limit]
+    adjusted = [1.0] * len(p_values)
+    for i, p in zip(testable, bh_adjust([p_values[i] for i in testable])):
+        adjusted[i] = p
+    return adjusted
+
+
+# ── Minimum attainable p-values ──────────────────────────────────────────────────────────────
+# ``direction=None`` (what decisions use) takes the smaller of the two one-sided minima: the
+# direction tested is read from the data, so only a direction-free floor depends on the margins
+# alone. With equal sample sizes on both sides the two minima are equal anyway.
+
+
+@lru_cache(maxsize=65536)
+def fisher_min_p(passes: int, b_n: int, c_n: int, *, direction: Direction | None = None) -> float:
+    """Smallest one-sided Fisher p-value any split of ``passes`` passes over the two sides gives.
+
+    The most extreme drop keeps as many passes as possible in the baseline, the most extreme
+    gain as few; the p-value of that table is the floor (its hypergeometric probability).
+    """
+    if not 0 <= passes <= b_n + c_n:
+        raise ValueError(f"pass total out of range: {passes} of {b_n} + {c_n}")
+    if b_n == 0 or c_n == 0:
+        return 1.0
+    most, least = min(b_n, passes), max(0, passes - c_n)
+    drop = _fisher(most, b_n, passes - most, c_n, True)
+    gain = _fisher(least, b_n, passes - least, c_n, False)
+    return drop if direction == "drop" else gain if direction == "gain" else min(drop, gain)
+
+
+def mann_whitney_min_p(
+    values: Sequence[float], n_b: int, *, direction: Direction | None = None
+) -> float:
+    """Smallest one-sided Mann–Whitney p-value any split of the pooled ``values`` gives, with
+    ``n_b`` of them in the baseline: the baseline holding the largest (drop) or smallest (gain)
+    values. Same numbers as :func:`mann_whitney_p` on that split."""
+    pooled = sorted(values)
+    total = len(pooled)
+    if not 0 <= n_b <= total:
+        raise ValueError(f"baseline size {n_b} out of range for {total} values")
+    if n_b == 0 or n_b == total:
+        return 1.0
+    if total > EXACT_MW_MAX:
+        top, bottom = tuple(pooled[total - n_b :]), tuple(pooled[:n_b])
+        drop = _mann_whitney(top, tuple(pooled[: total - n_b]), True)
+        gain = _mann_whitney(bottom, tuple(pooled[n_b:]), False)
+    else:
+        # Exact: only the largest rank sum reaches the floor, and the splits that reach it differ
+        # only in which members of the tie group at the boundary the baseline takes — C(g, k) of
+        # C(total, n_b) splits. Keyed by small integers, so graded scores share cache entries.
+        split = total - n_b
+        edge = pooled[split]  # the smallest value the baseline holds in the extreme drop
+        drop = _tie_floor(total, n_b, pooled.count(edge), pooled[split:].count(edge))
+        edge = pooled[n_b - 1]  # the largest value it holds in the extreme gain
+        gain = _tie_floor(total, n_b, pooled.count(edge), pooled[:n_b].count(edge))
+    return drop if direction == "drop" else gain if direction == "gain" else min(drop, gain)
+
+
+@lru_cache(maxsize=65536)
+def _tie_floor(total: int, n_b: int, group: int, taken: int) -> float:
+    return math.comb(group, taken) / math.comb(total, n_b)
 
 
 # ── Power and sample size ────────────────────────────────────────────────────────────────────

@@ -6,7 +6,6 @@ import random
 import warnings
 
 import pytest
-from scipy import stats as sp
 
 from promptcanary.core import stats
 from promptcanary.core.comparator import Side
@@ -135,16 +134,46 @@ def test_significant_but_small_drop_is_not_a_regression() -> None:
     assert verdict.regression
 
 
-def test_benjamini_hochberg_over_all_tested_pairs() -> None:
+def test_pairs_that_cannot_reach_significance_do_not_dilute_the_correction() -> None:
     drop = (side(9, 10), side(3, 10))
     nulls = [(side(9, 10), side(9, 10)) for _ in range(20)]
     verdicts = multi(drop, *nulls)
-    raw = [v.p_value for v in verdicts]
-    expected = sp.false_discovery_control(raw, method="bh")
-    assert [v.p_adjusted for v in verdicts] == pytest.approx(list(expected))
-    # Alone the drop is significant (p = 0.0099); among 20 unchanged pairs it is not.
-    assert verdicts[0].p_adjusted == pytest.approx(0.0099 * 21, rel=1e-2)
-    assert not any(v.regression for v in verdicts)
+    # 18 passes of 20 can never give p below C(10,2) / C(20,2) = 0.237: the 20 unchanged pairs
+    # are untestable, so the drop is corrected for itself alone (plain Benjamini-Hochberg would
+    # multiply its p = 0.0099 by 21 and miss it).
+    assert verdicts[0].regression
+    assert verdicts[0].p_adjusted == pytest.approx(verdicts[0].p_value)
+    assert stats.bh_adjust([v.p_value or 1.0 for v in verdicts])[0] > 0.05
+    assert all(v.p_value == 1.0 and v.p_adjusted == 1.0 for v in verdicts[1:])
+    assert not any(v.regression or v.improvement for v in verdicts[1:])
+
+
+def test_benjamini_hochberg_over_the_testable_pairs() -> None:
+    # Flaky unchanged pairs (5/10 vs 5/10) can reach tiny p-values: they stay in the count.
+    drop = (side(10, 10), side(3, 10))
+    nulls = [(side(5, 10), side(5, 10)) for _ in range(9)]
+    verdicts = multi(drop, *nulls)
+    raw = [v.p_value if v.p_value is not None else 1.0 for v in verdicts]
+    assert [v.p_adjusted for v in verdicts] == pytest.approx(stats.bh_adjust(raw))
+    assert verdicts[0].p_adjusted == pytest.approx(raw[0] * 10)  # smallest of 10 testable pairs
+
+
+def test_untestable_pair_is_never_flagged_even_with_a_small_raw_p() -> None:
+    # 10/10 -> 6/10: p = 0.043 <= alpha, but that is also the smallest p its margins allow
+    # (16 passes of 20). Next to two pairs that collapse (floor 1 / C(20,10)), Tarone's K is 2
+    # (two floors <= 0.025), so only floors <= 0.025 count and 10/10 -> 6/10 cannot be flagged.
+    moderate = (side(10, 10), side(6, 10))
+    collapses = [(side(10, 10), side(0, 10)) for _ in range(2)]
+    verdicts = multi(moderate, *collapses)
+    assert verdicts[0].p_value == pytest.approx(stats.fisher_min_p(16, 10, 10))
+    assert verdicts[0].p_value is not None and verdicts[0].p_value < 0.05
+    assert verdicts[0].p_adjusted == 1.0 and not verdicts[0].regression
+    assert all(v.regression for v in verdicts[1:])
+    # Whatever alpha it is run at, an untestable pair is never flagged, and its raw p is kept.
+    for alpha in (0.01, 0.05, 0.2, 0.5):
+        for v in multi(moderate, *collapses, (side(9, 10), side(10, 10)), alpha=alpha):
+            if v.p_adjusted == 1.0:
+                assert not (v.regression or v.improvement)
 
 
 def test_several_real_drops_survive_the_correction() -> None:
@@ -267,3 +296,90 @@ def test_format_p_and_method_labels() -> None:
     assert "Mann–Whitney" in method_label(MANN_WHITNEY)
     assert "single-sample" in method_label(THRESHOLD)
     assert method_label("custom") == "custom"
+
+
+# ── Tarone-BH: minimum attainable p-values and error rates ───────────────────────────────────
+
+
+def test_min_p_depends_only_on_the_pooled_samples() -> None:
+    rng = random.Random(12)
+    for _ in range(30):
+        pooled = [rng.choice([0.0, 0.3, 0.6, 0.8, 1.0]) for _ in range(8)]
+        floors = set()
+        for _ in range(6):
+            rng.shuffle(pooled)
+            test = choose_test(scored(*pooled[:4]), scored(*pooled[4:]))
+            floors.add(test.min_p())
+            assert test.min_p() <= test.p_value() + 1e-12
+        assert len(floors) == 1
+
+
+def test_min_p_of_pass_fail_pairs_is_fishers_and_of_scores_also_mann_whitneys() -> None:
+    plain = choose_test(side(9, 10), side(3, 10))
+    assert plain.pooled_scores == ()
+    assert plain.min_p() == pytest.approx(stats.fisher_min_p(12, 10, 10))
+    # All passing, scores spread: Fisher cannot move (floor 1), Mann-Whitney can.
+    graded = choose_test(scored(0.9, 0.8, 0.7), scored(0.6, 0.55, 0.95))
+    assert stats.fisher_min_p(6, 3, 3) == 1.0
+    assert graded.min_p() == pytest.approx(1 / 20)
+
+
+# Cached sides: the simulations below reuse one Side per (passes, samples).
+_SIDES: dict[tuple[int, int], Side] = {}
+
+
+def cached_side(passes: int, n: int) -> Side:
+    return _SIDES.setdefault((passes, n), side(passes, n))
+
+
+def simulate(
+    base_rates: list[float], cur_rates: list[float], *, samples: int, reps: int, seed: int
+) -> list[tuple[list[Verdict], list[float]]]:
+    """Per repetition: the verdicts, and the pass-rate drop of every pair."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(reps):
+        pairs, drops = [], []
+        for pb, pc in zip(base_rates, cur_rates):
+            b = sum(rng.random() < pb for _ in range(samples))
+            c = sum(rng.random() < pc for _ in range(samples))
+            pairs.append((cached_side(b, samples), cached_side(c, samples)))
+            drops.append((b - c) / samples)
+        out.append((multi(*pairs), drops))
+    return out
+
+
+def test_false_alarms_stay_below_alpha_when_nothing_changed() -> None:
+    # Unchanged pairs from always-passing to coin-flip prompts: the flaky ones are testable.
+    rates = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0] * 4
+    runs = simulate(rates, rates, samples=10, reps=400, seed=21)
+    false_alarms = sum(any(v.regression for v in verdicts) for verdicts, _ in runs) / len(runs)
+    assert false_alarms <= 0.05 - 0.01  # 2.75 % measured here; the target is alpha = 5 %
+
+
+def test_false_discovery_rate_with_real_drops_stays_below_alpha() -> None:
+    changed = set(range(8))
+    base = [0.9] * 8 + [0.5, 0.7, 0.9] * 4
+    cur = [0.4] * 8 + [0.5, 0.7, 0.9] * 4
+    runs = simulate(base, cur, samples=10, reps=300, seed=22)
+    proportions = []
+    for verdicts, _ in runs:
+        flagged = {i for i, v in enumerate(verdicts) if v.regression}
+        proportions.append(len(flagged - changed) / len(flagged) if flagged else 0.0)
+    fdr = sum(proportions) / len(proportions)
+    assert fdr <= 0.05 - 0.02  # 0.8 % measured here
+    # ... while the real drops are found (90 % of repetitions here):
+    assert sum(any(v.regression for v in verdicts) for verdicts, _ in runs) > 0.8 * len(runs)
+
+
+def test_detection_improves_on_plain_benjamini_hochberg() -> None:
+    # The benchmark's scenario, small: 3 of 20 prompts fall from 0.9 to 0.5, 10 samples.
+    base = [0.9] * 20
+    cur = [0.5] * 3 + [0.9] * 17
+    runs = simulate(base, cur, samples=10, reps=200, seed=23)
+    tarone = plain = 0
+    for verdicts, drops in runs:
+        tarone += any(v.regression for v in verdicts[:3])
+        adjusted = stats.bh_adjust([v.p_value or 1.0 for v in verdicts])
+        plain += any(a <= 0.05 and d >= 0.1 - 1e-9 for a, d in zip(adjusted[:3], drops[:3]))
+    assert tarone >= plain + 0.3 * len(runs)  # measured: 66 % against 17.5 %

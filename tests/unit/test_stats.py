@@ -183,3 +183,113 @@ def test_samples_needed_rejects_impossible_plans(kwargs: dict[str, float], field
     with pytest.raises(ConfigError) as info:
         stats.samples_needed(**kwargs)  # type: ignore[arg-type]
     assert info.value.field == field
+
+
+# ── Minimum attainable p-values and Tarone-BH ────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("passes", "b_n", "c_n", "expected"),
+    [
+        (20, 10, 10, 1.0),  # nothing failed: no split differs from any other
+        (19, 10, 10, 0.5),  # the one failure is on either side, half the time each
+        (18, 10, 10, 45 / 190),  # both failures in the current run: C(10,2) / C(20,2)
+        (14, 10, 10, 210 / 38760),  # all six failures in the current run: C(10,6) / C(20,6)
+        (10, 10, 10, 1 / 184756),  # 10/10 -> 0/10: one table in C(20,10)
+    ],
+)
+def test_fisher_min_p_by_hand(passes: int, b_n: int, c_n: int, expected: float) -> None:
+    assert stats.fisher_min_p(passes, b_n, c_n) == pytest.approx(expected, rel=1e-9)
+
+
+def test_fisher_min_p_directions_with_unequal_sides() -> None:
+    # 5 passes over 5 + 2 samples. Extreme drop: baseline 5/5, current 0/2 -> 1 / C(7,5) = 1/21.
+    # Extreme gain: baseline 3/5, current 2/2 -> C(5,3) * C(2,2) / C(7,5) = 10/21.
+    assert stats.fisher_min_p(5, 5, 2, direction="drop") == pytest.approx(1 / 21)
+    assert stats.fisher_min_p(5, 5, 2, direction="gain") == pytest.approx(10 / 21)
+    assert stats.fisher_min_p(5, 5, 2) == pytest.approx(1 / 21)
+    assert stats.fisher_min_p(3, 0, 5) == 1.0
+    with pytest.raises(ValueError, match="out of range"):
+        stats.fisher_min_p(8, 5, 2)
+
+
+def test_fisher_min_p_is_the_floor_of_every_table_with_those_margins() -> None:
+    for b_n in range(1, 7):
+        for c_n in range(1, 7):
+            for passes in range(b_n + c_n + 1):
+                splits = [(b, passes - b) for b in range(b_n + 1) if 0 <= passes - b <= c_n]
+                for direction in ("drop", "gain"):
+                    ps = [stats.fisher_p(b, b_n, c, c_n, direction=direction) for b, c in splits]
+                    floor = stats.fisher_min_p(passes, b_n, c_n, direction=direction)
+                    assert floor == pytest.approx(min(ps))
+
+
+@pytest.mark.parametrize(
+    ("values", "n_b", "direction", "expected"),
+    [
+        ([0.2, 0.5, 0.5, 0.9], 2, None, 2 / 6),  # {0.9, either 0.5}: 2 of C(4,2) splits
+        ([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], 3, None, 1 / 20),  # no ties: 1 / C(6,3)
+        ([0.5, 0.5, 0.5, 1.0, 1.0, 1.0], 3, None, 1 / 20),  # 3 x 1.0 against 3 x 0.5
+        ([0, 0, 1, 1, 1], 2, "drop", 3 / 10),  # baseline {1, 1}: C(3,2) of C(5,2)
+        ([0, 0, 1, 1, 1], 2, "gain", 1 / 10),  # baseline {0, 0}: 1 of C(5,2)
+        ([0, 0, 1, 1, 1], 2, None, 1 / 10),
+        ([0.7] * 6, 3, None, 1.0),  # all equal: nothing can differ
+    ],
+)
+def test_mann_whitney_min_p_by_hand(
+    values: list[float], n_b: int, direction: stats.Direction | None, expected: float
+) -> None:
+    assert stats.mann_whitney_min_p(values, n_b, direction=direction) == pytest.approx(expected)
+
+
+def test_mann_whitney_min_p_is_the_floor_of_every_split() -> None:
+    from itertools import combinations
+
+    rng = random.Random(6)
+    for _ in range(30):
+        pooled = [rng.choice([0.0, 0.25, 0.5, 1.0]) for _ in range(rng.randint(4, 8))]
+        n_b = rng.randint(2, len(pooled) - 2)
+        for direction in ("drop", "gain"):
+            ps = []
+            for chosen in combinations(range(len(pooled)), n_b):
+                b = [pooled[i] for i in chosen]
+                c = [pooled[i] for i in range(len(pooled)) if i not in chosen]
+                ps.append(stats.mann_whitney_p(b, c, direction=direction))
+            floor = stats.mann_whitney_min_p(pooled, n_b, direction=direction)
+            assert floor == pytest.approx(min(ps), abs=1e-12)
+
+
+def test_mann_whitney_min_p_large_samples_and_edges() -> None:
+    rng = random.Random(7)
+    pooled = sorted(round(rng.random(), 1) for _ in range(70))  # beyond the exact limit, tied
+    top, rest = pooled[40:], pooled[:40]
+    assert stats.mann_whitney_min_p(pooled, 30, direction="drop") == pytest.approx(
+        stats.mann_whitney_p(top, rest)
+    )
+    assert stats.mann_whitney_min_p([0.1, 0.2], 0) == 1.0
+    with pytest.raises(ValueError, match="out of range"):
+        stats.mann_whitney_min_p([0.1, 0.2], 3)
+
+
+def test_tarone_index_by_hand() -> None:
+    floors = [0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5]
+    # k = 1: 5 floors <= 0.05 (> 1); k = 2: 4 floors <= 0.025 (> 2); k = 3: 3 <= 0.0167 (<= 3).
+    assert stats.tarone_index(floors, alpha=0.05) == 3
+    assert stats.tarone_index([], alpha=0.05) == 1
+    assert stats.tarone_index([0.5, 0.9], alpha=0.05) == 1  # none testable at all
+    assert stats.tarone_index([1e-6] * 4, alpha=0.05) == 4  # all testable: K = m, plain BH
+
+
+def test_tarone_bh_adjust_by_hand() -> None:
+    floors = [0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5]
+    raw = [0.001, 0.02, 0.012, 0.03, 0.04, 0.3, 0.6]
+    # Testable: the first three (K = 3). BH over them with m = 3: 0.001 x 3, 0.012 x 3/2, 0.02.
+    expected = [0.003, 0.02, 0.018, 1.0, 1.0, 1.0, 1.0]
+    assert stats.tarone_bh_adjust(raw, floors, alpha=0.05) == pytest.approx(expected)
+    # Plain BH over all seven is weaker for the same pairs.
+    assert stats.bh_adjust(raw)[1] == pytest.approx(0.02 * 7 / 3)
+    # Every floor tiny: exactly plain BH.
+    assert stats.tarone_bh_adjust(raw, [0.0] * 7, alpha=0.05) == pytest.approx(stats.bh_adjust(raw))
+    assert stats.tarone_bh_adjust([], [], alpha=0.05) == []
+    with pytest.raises(ValueError, match="same length"):
+        stats.tarone_bh_adjust([0.1], [], alpha=0.05)
