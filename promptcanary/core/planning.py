@@ -1,7 +1,7 @@
 """``promptcanary plan``: how many samples a suite needs, and what a run at that size costs.
 
 The sample size comes from the exact power of the multi-sample rule
-(:func:`promptcanary.core.stats.samples_needed`): the smallest number of samples per prompt, on
+(:func:`promptcanary.core.power.samples_needed`): the smallest number of samples per prompt, on
 each side, at which a drop in pass rate from ``baseline_rate`` to ``baseline_rate - effect`` is
 flagged (one-sided Fisher's exact test at ``alpha``, observed drop at least ``min_effect``) with
 probability ``power``. The cost is the newest baseline's average tokens per request, times the
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot
-from promptcanary.core.stats import samples_needed
+from promptcanary.core.power import samples_needed
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def plan(
 
     Raises:
         ConfigError: a value out of range, or a drop that cannot be planned for (see
-            :func:`promptcanary.core.stats.samples_needed`).
+            :func:`promptcanary.core.power.samples_needed`).
     """
     if min_effect is None:
         min_effect = suite.settings.min_effect if suite is not None else 0.1

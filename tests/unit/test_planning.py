@@ -20,8 +20,8 @@ from promptcanary.core.models import (
     ProviderConfig,
 )
 from promptcanary.core.planning import Plan, describe, plan, price
+from promptcanary.core.power import fisher_power, samples_needed
 from promptcanary.core.probes.format import JsonValidityProbe
-from promptcanary.core.stats import fisher_power, samples_needed
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ConfigError
 

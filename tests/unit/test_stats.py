@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sp
 
-from promptcanary.core import stats
+from promptcanary.core import power, stats
 from promptcanary.errors import ConfigError
 
 # ── Fisher ───────────────────────────────────────────────────────────────────────────────────
@@ -129,7 +129,7 @@ def test_bh_adjust_single_low_p_diluted_by_many_nulls() -> None:
 
 def test_fisher_power_agrees_with_simulation() -> None:
     n, p0, p1 = 12, 0.9, 0.5
-    exact = stats.fisher_power(n, baseline_rate=p0, effect=p0 - p1)
+    exact = power.fisher_power(n, baseline_rate=p0, effect=p0 - p1)
     rng = np.random.default_rng(11)
     sims = 20_000
     b = rng.binomial(n, p0, sims)
@@ -141,29 +141,29 @@ def test_fisher_power_agrees_with_simulation() -> None:
 
 
 def test_fisher_power_needs_two_samples_and_grows_with_samples() -> None:
-    assert stats.fisher_power(1, baseline_rate=0.9, effect=0.4) == 0.0
-    powers = [stats.fisher_power(n, baseline_rate=0.9, effect=0.4) for n in (5, 15, 30, 60)]
+    assert power.fisher_power(1, baseline_rate=0.9, effect=0.4) == 0.0
+    powers = [power.fisher_power(n, baseline_rate=0.9, effect=0.4) for n in (5, 15, 30, 60)]
     assert powers == sorted(powers)
     assert powers[-1] > 0.99
 
 
 @pytest.mark.parametrize(("effect", "rate"), [(0.3, 0.9), (0.4, 0.9), (0.5, 1.0), (0.2, 0.6)])
 def test_samples_needed_is_where_power_first_reaches_target(effect: float, rate: float) -> None:
-    n, achieved = stats.samples_needed(effect, baseline_rate=rate, power=0.9)
+    n, achieved = power.samples_needed(effect, baseline_rate=rate, power=0.9)
     assert achieved >= 0.9
-    assert achieved == stats.fisher_power(n, baseline_rate=rate, effect=effect)
-    assert stats.fisher_power(n - 1, baseline_rate=rate, effect=effect) < 0.9
+    assert achieved == power.fisher_power(n, baseline_rate=rate, effect=effect)
+    assert power.fisher_power(n - 1, baseline_rate=rate, effect=effect) < 0.9
 
 
 def test_samples_needed_headline_numbers() -> None:
-    assert stats.samples_needed(0.3)[0] == 47
-    assert stats.samples_needed(0.4)[0] == 30
+    assert power.samples_needed(0.3)[0] == 47
+    assert power.samples_needed(0.4)[0] == 30
     # A lower alpha (e.g. alpha / pairs) needs more samples.
-    assert stats.samples_needed(0.4, alpha=0.0025)[0] > 30
+    assert power.samples_needed(0.4, alpha=0.0025)[0] > 30
 
 
 def test_samples_needed_small_effect_uses_strides_and_still_checks_exactly() -> None:
-    n, achieved = stats.samples_needed(0.15, baseline_rate=0.9, min_effect=0.05, power=0.8)
+    n, achieved = power.samples_needed(0.15, baseline_rate=0.9, min_effect=0.05, power=0.8)
     assert achieved >= 0.8
     assert n > 80  # beyond the 1-step scan: the stride walk-back found it
 
@@ -181,7 +181,7 @@ def test_samples_needed_small_effect_uses_strides_and_still_checks_exactly() -> 
 )
 def test_samples_needed_rejects_impossible_plans(kwargs: dict[str, float], field: str) -> None:
     with pytest.raises(ConfigError) as info:
-        stats.samples_needed(**kwargs)  # type: ignore[arg-type]
+        power.samples_needed(**kwargs)  # type: ignore[arg-type]
     assert info.value.field == field
 
 
