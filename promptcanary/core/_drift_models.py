@@ -11,9 +11,9 @@ from promptcanary.core._run_models import (
     SCHEMA_VERSION,
     ProbeCategory,
     ProviderConfig,
-    UsageSummary,
     _now,
 )
+from promptcanary.core._usage_models import UsageSummary
 
 _SEVERITY_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 

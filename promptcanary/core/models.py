@@ -21,10 +21,9 @@ from promptcanary.core._run_models import (
     ProbeResult,
     ProbeSpec,
     ProviderConfig,
-    UsageSummary,
-    percentile,
     prompt_id_for,
 )
+from promptcanary.core._usage_models import UsageSummary, percentile
 
 __all__ = [
     "SCHEMA_VERSION",

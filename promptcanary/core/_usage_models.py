@@ -1,0 +1,49 @@
+"""Usage data: tokens, cost, latency and reliability of a run (see :mod:`promptcanary.core.models`)."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (q in 0..100); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = (len(ordered) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+class UsageSummary(BaseModel):
+    """Tokens, cost, latency and reliability of one run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    requests: int = 0
+    """Responses recorded (prompts x samples)."""
+    errors: int = 0
+    """Responses that errored."""
+    retries: int = 0
+    """Extra attempts made beyond the first, over all responses."""
+    prompt_tokens: int = 0
+    """Input tokens over all successful responses."""
+    completion_tokens: int = 0
+    """Output tokens over all successful responses."""
+    total_tokens: int = 0
+    """All tokens."""
+    cost_usd: float | None = None
+    """Total cost in USD (None when no response had a known price)."""
+    latency_p50_ms: float | None = None
+    """Median latency of successful calls."""
+    latency_p95_ms: float | None = None
+    """95th percentile latency of successful calls."""
+    models: list[str] = Field(default_factory=list)
+    """Model names the provider reported, sorted."""
+    fingerprints: list[str] = Field(default_factory=list)
+    """System fingerprints the provider reported, sorted."""
