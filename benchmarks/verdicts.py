@@ -9,9 +9,9 @@ them through the real :func:`promptcanary.core.comparator.compare`:
 * real drop: 3 of the 20 prompts fall from 0.9 to 0.5 in the current run.
 
 "False alarm" = the report flags drift (any regression) when nothing changed; "detected" = it
-flags drift when the drop is real. The multi-sample rule corrects with Tarone-BH (only pairs that
+flags drift when the drop is real. The multi-sample rule corrects with discreteness-aware BH (only pairs that
 could reach significance count); for comparison, the same reports are re-judged with plain
-Benjamini-Hochberg over every tested pair (the rule before Tarone-BH: same raw p-values, same
+Benjamini-Hochberg over every tested pair (the rule before the discreteness-aware filter: same raw p-values, same
 min_effect). The single-sample rule is scored on the same data, using only the first sample of
 every prompt (what a ``samples: 1`` canary would have seen). Also timed: compare() on 10,000
 pairs x 5 samples.
@@ -116,7 +116,7 @@ class Tally:
 
 def plain_bh_regressions(report: DriftReport) -> set[str]:
     """The prompts plain Benjamini-Hochberg over every tested pair would flag (the rule before
-    Tarone-BH): same raw p-values, same minimum effect, pass-rate drops (pass/fail probe)."""
+    the filter): same raw p-values, same minimum effect, pass-rate drops (pass/fail probe)."""
     from promptcanary.core.stats import bh_adjust
 
     tested = [c for c in report.comparisons if c.method in (FISHER, MANN_WHITNEY)]

@@ -87,7 +87,7 @@ def decide_multi(
     pass/fail probes), Mann–Whitney U on the scores when the scores moved more (scores shifting
     within passes); see :func:`choose_test`.
 
-    The correction is discreteness-aware (Tarone-BH, see
+    The correction is discreteness-aware (see
     :func:`~promptcanary.core.stats.tarone_bh_adjust`): a pair whose pooled samples make a small
     p-value impossible (9/10 vs 10/10 can never go below 0.5) is left out of the count, gets
     ``p_adjusted = 1.0`` and is never flagged; its raw ``p_value`` is kept.
@@ -166,7 +166,7 @@ class _Test:
         """The smallest p-value this pair could have given with the same samples pooled.
 
         Depends on the pooled samples only, never on how they split between the sides: that is
-        what keeps the Tarone-BH selection valid. The test and the direction are chosen from the
+        what keeps the selection of testable pairs valid. The test and the direction are chosen from the
         split, so the floor is the smallest over both directions and, when scores are not plain
         pass/fail, over both tests.
         """

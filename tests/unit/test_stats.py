@@ -283,13 +283,19 @@ def test_tarone_index_by_hand() -> None:
 def test_tarone_bh_adjust_by_hand() -> None:
     floors = [0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5]
     raw = [0.001, 0.02, 0.012, 0.03, 0.04, 0.3, 0.6]
-    # Testable: the first three (K = 3). BH over them with m = 3: 0.001 x 3, 0.012 x 3/2, 0.02.
-    expected = [0.003, 0.02, 0.018, 1.0, 1.0, 1.0, 1.0]
+    # Testable: floors <= alpha, the first five. BH over them with m = 5:
+    # sorted 0.001, 0.012, 0.02, 0.03, 0.04 -> x5, x5/2, x5/3, x5/4, x1 -> monotone from the top.
+    expected = [0.005, 0.1 / 3, 0.03, 0.0375, 0.04, 1.0, 1.0]
     assert stats.tarone_bh_adjust(raw, floors, alpha=0.05) == pytest.approx(expected)
     # Plain BH over all seven is weaker for the same pairs.
     assert stats.bh_adjust(raw)[1] == pytest.approx(0.02 * 7 / 3)
     # Every floor tiny: exactly plain BH.
     assert stats.tarone_bh_adjust(raw, [0.0] * 7, alpha=0.05) == pytest.approx(stats.bh_adjust(raw))
+    # Never weaker than plain BH: whatever plain BH flags at alpha is still flagged.
+    for alpha in (0.01, 0.05, 0.2):
+        plain = [p <= alpha for p in stats.bh_adjust(raw)]
+        filtered = [p <= alpha for p in stats.tarone_bh_adjust(raw, floors, alpha=alpha)]
+        assert all(f for f, q in zip(filtered, plain) if q)
     assert stats.tarone_bh_adjust([], [], alpha=0.05) == []
     with pytest.raises(ValueError, match="same length"):
         stats.tarone_bh_adjust([0.1], [], alpha=0.05)
