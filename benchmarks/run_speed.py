@@ -3,13 +3,20 @@
 Usage::
 
     python benchmarks/run_speed.py [--prompts 200] [--concurrency 16] [--latency 0.1] [--repeat 3]
-                                   [--in-process]
+                                   [--model openai/fake-model] [--in-process]
 
 1. Speed: ``--prompts`` prompts at ``--concurrency`` through LiteLLMProvider and CanarySuite.run
    (probes included), against the fake OpenAI-compatible server answering in ``--latency``
    seconds; compared with a bare ``asyncio.gather`` of ``litellm.acompletion`` under an
-   ``asyncio.Semaphore`` of the same size (the floor LiteLLM itself allows). Prints the wall time
-   of each (best and median of ``--repeat``), their ratio, and the peak RSS of the process.
+   ``asyncio.Semaphore`` of the same size (the floor LiteLLM itself allows). Both send the same
+   model name, keyword arguments and LiteLLM settings. Prints the wall time of each (best and
+   median of ``--repeat``), their ratio, the client's CPU time per request (all threads: on a
+   small machine the client is CPU-bound, so this explains the wall time), the load average
+   around the measurement, and the peak RSS of the process.
+
+   ``--model`` picks the model name sent to the server (it answers any). The default,
+   ``openai/fake-model``, is unknown to LiteLLM's price map: cost is None, and LiteLLM spends
+   more CPU per call looking it up than for a priced name such as ``openai/gpt-4o-mini``.
 2. Rate limit: 100 prompts against a server limited to 20 requests/s (429 + retry-after-ms beyond
    it): wall time, errors (target 0), retries, achieved rate as % of the limit (target >= 85 %).
 
@@ -28,9 +35,10 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +50,7 @@ from promptcanary.core.suite import CanarySuite  # noqa: E402
 from promptcanary.providers.litellm import LiteLLMProvider  # noqa: E402
 
 MODEL = "openai/fake-model"
+T = TypeVar("T")
 
 
 @contextmanager
@@ -73,17 +82,20 @@ def make_suite(n: int) -> CanarySuite:
     return CanarySuite(name="bench", prompts=prompts, probes=probes)
 
 
-async def bare_gather(base_url: str, n: int, concurrency: int) -> float:
-    """The floor: n litellm.acompletion calls under a semaphore, nothing else."""
+async def bare_gather(base_url: str, n: int, concurrency: int, model: str = MODEL) -> float:
+    """The floor: n litellm.acompletion calls under a semaphore, nothing else.
+
+    Same keyword arguments and LiteLLM settings as LiteLLMProvider.request_kwargs() sends.
+    """
     import litellm
 
-    litellm.suppress_debug_info = True
+    litellm.suppress_debug_info = True  # as LiteLLMProvider sets it
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> object:
         async with semaphore:
             return await litellm.acompletion(
-                model=MODEL,
+                model=model,
                 messages=[{"role": "user", "content": f"Canary prompt number {i}: answer OK."}],
                 api_base=base_url,
                 api_key="sk-test",
@@ -106,53 +118,78 @@ def timed_run(suite: CanarySuite, provider: LiteLLMProvider, concurrency: int) -
     return elapsed, len(result.errors)
 
 
+def timed(fn: Callable[[], T]) -> tuple[T, float]:
+    """``fn()`` and the CPU seconds the process spent in it (every thread)."""
+    started = time.process_time()
+    value = fn()
+    return value, time.process_time() - started
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def speed(args: argparse.Namespace) -> None:
     suite = make_suite(args.prompts)
+    load_before = load_average()
     with fake_server(latency=args.latency, in_process=args.in_process) as base_url:
-        provider = LiteLLMProvider(MODEL, api_base=base_url, api_key="sk-test")
+        provider = LiteLLMProvider(args.model, api_base=base_url, api_key="sk-test")
         # Warm-up: imports LiteLLM and opens connections; not measured.
         make_suite(args.concurrency).run(
             provider, concurrency=args.concurrency, show_progress=False
         )
-        asyncio.run(bare_gather(base_url, args.concurrency, args.concurrency))
+        asyncio.run(bare_gather(base_url, args.concurrency, args.concurrency, args.model))
         bare: list[float] = []
         ours: list[float] = []
+        bare_cpu: list[float] = []
+        ours_cpu: list[float] = []
         errors = 0
         for _ in range(args.repeat):  # interleaved, so drift of the machine hits both alike
-            bare.append(asyncio.run(bare_gather(base_url, args.prompts, args.concurrency)))
-            elapsed, errs = timed_run(suite, provider, args.concurrency)
+            elapsed, cpu = timed(
+                lambda: asyncio.run(
+                    bare_gather(base_url, args.prompts, args.concurrency, args.model)
+                )
+            )
+            bare.append(elapsed)
+            bare_cpu.append(cpu)
+            (elapsed, errs), cpu = timed(lambda: timed_run(suite, provider, args.concurrency))
             ours.append(elapsed)
+            ours_cpu.append(cpu)
             errors += errs
     ideal = args.prompts / args.concurrency * args.latency
+    per_request_ms = 1000 / args.prompts
     print(
         f"== speed: {args.prompts} prompts @ concurrency {args.concurrency}, "
-        f"server latency {args.latency * 1000:.0f} ms, "
+        f"server latency {args.latency * 1000:.0f} ms, model {args.model}, "
         f"server {'in-process' if args.in_process else 'separate process'} =="
     )
     print(f"ideal (n / c x latency)        {ideal:6.2f} s")
     print(
         f"bare asyncio.gather(litellm)   best {min(bare):5.2f} s  "
-        f"median {statistics.median(bare):5.2f} s"
+        f"median {statistics.median(bare):5.2f} s  "
+        f"CPU {statistics.median(bare_cpu) * per_request_ms:4.1f} ms/request"
     )
     print(
         f"CanarySuite.run                best {min(ours):5.2f} s  "
-        f"median {statistics.median(ours):5.2f} s  (errors: {errors})"
+        f"median {statistics.median(ours):5.2f} s  "
+        f"CPU {statistics.median(ours_cpu) * per_request_ms:4.1f} ms/request  (errors: {errors})"
     )
     print(
         f"ratio run / bare (median)      {statistics.median(ours) / statistics.median(bare):5.2f}"
     )
     print(f"peak RSS                       {peak_rss_mb():6.0f} MB")
+    print(f"load average before / after    {load_before} / {load_average()}")
 
 
 def rate_limited(args: argparse.Namespace) -> None:
     limit, n = 20.0, 100
     suite = make_suite(n)
     with fake_server(latency=args.latency, rate_limit=limit, in_process=args.in_process) as url:
-        provider = LiteLLMProvider(MODEL, api_base=url, api_key="sk-test")
+        provider = LiteLLMProvider(args.model, api_base=url, api_key="sk-test")
         make_suite(1).run(provider, show_progress=False)  # warm-up: imports LiteLLM
         time.sleep(1.1)  # let the warm-up request leave the server's one-second window
         started = time.perf_counter()
@@ -175,6 +212,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--model", default=MODEL, help="model name sent (default: %(default)s)")
     parser.add_argument("--in-process", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-rate-limit", action="store_true")

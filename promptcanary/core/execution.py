@@ -288,11 +288,7 @@ class RunExecution:
         if response.error is not None:
             results = [probe_one(p, pid, prompt, response) for p, pid in pairs]
         else:
-            results = list(
-                await asyncio.gather(
-                    *(self.probe_in_thread(p, pid, prompt, response) for p, pid in pairs)
-                )
-            )
+            results = await self.probe_in_threads(pairs, prompt, response)
         self.spent += sum(r.cost_usd for r in results if r.cost_usd is not None)
         self.results[index] = results
         self.done += 1
@@ -301,21 +297,37 @@ class RunExecution:
             "done", done=self.done, errors=self.errors, retries=self.retries, total=len(self.jobs)
         )
 
-    async def probe_in_thread(
-        self, probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse
-    ) -> ProbeResult:
+    async def probe_in_threads(
+        self, pairs: list[tuple[Any, str]], prompt: CanaryPrompt, response: LLMResponse
+    ) -> list[ProbeResult]:
+        """Each probe in its own worker thread, all under one ``probe_timeout`` wait.
+
+        One :func:`asyncio.wait` for the response's probes rather than a ``wait_for`` task per
+        probe: same isolation and deadline, fewer tasks and timers on the event loop.
+        """
+        if not pairs:
+            return []
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, probe_one, probe, probe_id, prompt, response)
-        try:
-            return await asyncio.wait_for(future, timeout=self.options.probe_timeout)
-        except asyncio.TimeoutError:
-            return _not_measured(
-                probe,
-                probe_id,
-                prompt,
-                response,
-                f"the probe was still running after {self.options.probe_timeout:g}s",
+        futures = [
+            loop.run_in_executor(self.executor, probe_one, probe, probe_id, prompt, response)
+            for probe, probe_id in pairs
+        ]
+        timeout = self.options.probe_timeout
+        await asyncio.wait(futures, timeout=timeout)
+        results: list[ProbeResult] = []
+        for (probe, probe_id), future in zip(pairs, futures):
+            if future.done() and not future.cancelled():
+                results.append(future.result())
+                continue
+            timed_out = not future.done()
+            future.cancel()  # one still queued never starts
+            why = (
+                f"the probe was still running after {timeout:g}s"
+                if timed_out and timeout is not None
+                else "the probe was cancelled"
             )
+            results.append(_not_measured(probe, probe_id, prompt, response, why))
+        return results
 
 
 async def _with_timeout(awaitable: Coroutine[Any, Any, LLMResponse], seconds: float) -> LLMResponse:

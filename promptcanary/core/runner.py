@@ -151,24 +151,30 @@ def run_suite(
     the result even when the run was aborted (check ``result.aborted`` / :func:`abort_kind`).
     """
 
-    async def main() -> CanaryRunResult:
+    box: dict[str, Any] = {}
+
+    async def main() -> None:
         # Custom providers without acomplete() run complete() in the loop's default executor;
         # size it so the configured concurrency is really reached (the default is cpu + 4).
         workers = max(options.concurrency, 4) + 4
         asyncio.get_running_loop().set_default_executor(
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="promptcanary")
         )
-        return await arun_suite(suite, provider, options, progress=progress)
+        # The result leaves through ``box``, not as the coroutine's value: on exit, asyncio.run()
+        # of Python 3.11 and 3.12 formats repr() of its main task twice (SIGINT bookkeeping in
+        # signal._int_to_enum), and a task's repr includes its result: a whole run, ~10 ms each
+        # for 200 responses.
+        box["result"] = await arun_suite(suite, provider, options, progress=progress)
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(main())
-    box: dict[str, Any] = {}
+        asyncio.run(main())
+        return box["result"]
 
     def target() -> None:
         try:
-            box["result"] = asyncio.run(main())
+            asyncio.run(main())
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
