@@ -6,50 +6,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import pytest
 
-from tests.fakes.action_runner import FakeRunner, load_event
+from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import READ_ONLY_TOKEN, FakeGitHubServer
-from tests.fakes.llm_server import FakeLLMServer, last_user_text
 from tests.integration.action_support import (
     BOT,
-    GOOD,
     MODEL,
     REPO,
-    answers_for,
     seed_baseline,
-    write_suite,
 )
 
 PR = 2  # the pull request number in the @octokit/webhooks-examples payloads
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[FakeRunner, FakeGitHubServer, FakeLLMServer, dict]]:
-    answers: dict[str, str] = dict(GOOD)
-
-    def reply(request: dict[str, Any]) -> str:
-        return answers_for(answers, last_user_text(request))
-
-    with FakeGitHubServer() as gh, FakeLLMServer(reply) as llm:
-        gh.add_repo(REPO, branches=("master", "changes"))
-        gh.add_pull_request(REPO, PR, head_ref="changes")
-        runner = FakeRunner(
-            tmp_path,
-            api_url=gh.base_url,
-            provider_env={
-                "OPENAI_API_KEY": "sk-test-secret-key-1234",
-                "OPENAI_API_BASE": llm.base_url,
-            },
-        )
-        write_suite(runner.workspace)
-        yield runner, gh, llm, answers
 
 
 def bot_comments(gh: FakeGitHubServer) -> list[dict[str, Any]]:
