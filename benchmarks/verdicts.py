@@ -29,7 +29,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from promptcanary.core.comparator import compare
-from promptcanary.core.decision import FISHER, MANN_WHITNEY
 from promptcanary.core.models import (
     BaselineSnapshot,
     CanaryRunResult,
@@ -38,6 +37,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
+from promptcanary.core.verdict.rules import FISHER, MANN_WHITNEY
 
 PROMPTS = 20
 NOISE_RATE = 0.9
@@ -117,7 +117,7 @@ class Tally:
 def plain_bh_regressions(report: DriftReport) -> set[str]:
     """The prompts plain Benjamini-Hochberg over every tested pair would flag (the rule before
     the filter): same raw p-values, same minimum effect, pass-rate drops (pass/fail probe)."""
-    from promptcanary.core.stats import bh_adjust
+    from promptcanary.core.verdict.stats import bh_adjust
 
     tested = [c for c in report.comparisons if c.method in (FISHER, MANN_WHITNEY)]
     adjusted = bh_adjust([c.p_value if c.p_value is not None else 1.0 for c in tested])

@@ -126,7 +126,7 @@ def write_text(path: Path, text: str) -> None:
 
 def progress_callback(enabled: bool) -> Any:
     """A progress callback for the runner: a bar on a TTY, periodic lines otherwise, or none."""
-    from promptcanary.core.progress import make_progress
+    from promptcanary.core.run.progress import make_progress
 
     return make_progress(enabled, stream=sys.stderr)
 

@@ -31,7 +31,7 @@ def plan_command(
             f"a drop of {effect} from a pass rate of {baseline_rate} is impossible",
             field="--effect",
         )
-    from promptcanary.core import planning
+    from promptcanary.core.verdict import planning
 
     suite = load_suite(config) if config is not None else None
     snapshot = None

@@ -141,7 +141,7 @@ def _compare(
     c_sides = _group(current.probe_results)
     keys = sorted(set(b_sides) | set(c_sides))
 
-    from promptcanary.core import decision
+    from promptcanary.core.verdict import rules as decision
 
     # Routed pair by pair: a pair is tested when both sides have >= 2 measured samples (whatever
     # the runs' nominal `samples`, since errors thin them out); every other pair gets the

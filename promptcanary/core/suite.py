@@ -20,7 +20,7 @@ from promptcanary.core.probes.base import BaseProbe, params_digest
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
-    from promptcanary.core.runner import ProgressCallback, RunOptions
+    from promptcanary.core.run.runner import ProgressCallback, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -188,7 +188,7 @@ class CanarySuite:
         Returns:
             A fully-populated :class:`CanaryRunResult`.
         """
-        from promptcanary.core.runner import run_suite
+        from promptcanary.core.run.runner import run_suite
 
         options = self._options(
             temperature=temperature,
@@ -219,7 +219,7 @@ class CanarySuite:
         progress: ProgressCallback | None = None,
     ) -> CanaryRunResult:
         """Async variant of :meth:`run` for callers already inside an event loop."""
-        from promptcanary.core.runner import arun_suite
+        from promptcanary.core.run.runner import arun_suite
 
         options = self._options(
             temperature=temperature,
@@ -236,7 +236,7 @@ class CanarySuite:
 
     def _options(self, **overrides: Any) -> RunOptions:
         """The suite's settings with every override that is not None applied."""
-        from promptcanary.core.runner import RunOptions
+        from promptcanary.core.run.runner import RunOptions
 
         return RunOptions.from_settings(self.settings, **overrides)
 

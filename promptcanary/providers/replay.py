@@ -92,7 +92,7 @@ class ReplayProvider(BaseLLMProvider):
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
         """The saved response for ``prompt`` and the sample being run (see ``CURRENT_SAMPLE``)."""
-        from promptcanary.core.execution import CURRENT_SAMPLE
+        from promptcanary.core.run.engine import CURRENT_SAMPLE
 
         return self.response_for(prompt, CURRENT_SAMPLE.get())
 

@@ -34,13 +34,22 @@ def cli_path() -> str:
     return found
 
 
-def pc(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def pc(
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-test-cli-key-123",
-                "COLUMNS": "100", "NO_COLOR": "1"})
+    env.update(
+        {
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "OPENAI_API_KEY": "sk-test-cli-key-123",
+            "COLUMNS": "100",
+            "NO_COLOR": "1",
+        }
+    )
     env.update(env_extra or {})
-    return subprocess.run([cli_path(), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [cli_path(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -84,8 +93,9 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
 
     with FakeLLMServer(reply) as server:
         base = ["-p", "openai/fake", "--api-base", server.base_url, "--no-progress"]
-        proc = pc("run", "-c", "canary.yaml", *base, "--save-baseline", "-o", "run1.json",
-                  cwd=project)
+        proc = pc(
+            "run", "-c", "canary.yaml", *base, "--save-baseline", "-o", "run1.json", cwd=project
+        )
         assert proc.returncode == 0, proc.stderr
         assert "Saved baseline" in proc.stderr
         saved = list((project / "baselines").glob("cli-suite__openai-fake__*.json"))
@@ -94,25 +104,55 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
         run1 = json.loads((project / "run1.json").read_text())
         assert len(run1["probe_results"]) == 4
 
-        proc = pc("compare", "-c", "canary.yaml", *base, "--fail-on-severity", "medium",
-                  "--output-json", "drift.json", cwd=project)
+        proc = pc(
+            "compare",
+            "-c",
+            "canary.yaml",
+            *base,
+            "--fail-on-severity",
+            "medium",
+            "--output-json",
+            "drift.json",
+            cwd=project,
+        )
         assert proc.returncode == 0, proc.stderr + proc.stdout
         drift = json.loads((project / "drift.json").read_text())
         assert not any(c["regression"] for c in drift["comparisons"])
 
         answers["Capital of France as JSON"] = "Paris, obviously."
-        proc = pc("compare", "-c", "canary.yaml", *base, "--fail-on-severity", "medium",
-                  "--output-md", "drift.md", "--save-run", "run2.json", cwd=project)
+        proc = pc(
+            "compare",
+            "-c",
+            "canary.yaml",
+            *base,
+            "--fail-on-severity",
+            "medium",
+            "--output-md",
+            "drift.md",
+            "--save-run",
+            "run2.json",
+            cwd=project,
+        )
         assert proc.returncode == 1, proc.stderr + proc.stdout
         assert (project / "drift.md").read_text().startswith("<!--")
         # Without a gate the same drift exits 0; with --fail-on-drift it exits 1.
         proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", cwd=project)
         assert proc.returncode == 0, proc.stderr
-        proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", "--fail-on-drift",
-                  cwd=project)
+        proc = pc(
+            "compare", "-c", "canary.yaml", "--current", "run2.json", "--fail-on-drift", cwd=project
+        )
         assert proc.returncode == 1
-        proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", "--quiet",
-                  "--fail-on-severity", "critical", cwd=project)
+        proc = pc(
+            "compare",
+            "-c",
+            "canary.yaml",
+            "--current",
+            "run2.json",
+            "--quiet",
+            "--fail-on-severity",
+            "critical",
+            cwd=project,
+        )
         assert proc.returncode == 1
         assert len(proc.stdout.strip().splitlines()) == 1
 
@@ -129,26 +169,46 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
     snapshot_id = json.loads(saved[0].read_text())["snapshot_id"]
     proc = pc("baselines", "show", snapshot_id[:8], "--baseline-dir", "baselines", cwd=project)
     assert proc.returncode == 0, proc.stderr
-    proc = pc("baselines", "delete", snapshot_id, "--baseline-dir", "baselines", "--yes",
-              cwd=project)
+    proc = pc(
+        "baselines", "delete", snapshot_id, "--baseline-dir", "baselines", "--yes", cwd=project
+    )
     assert proc.returncode == 0
     assert not list((project / "baselines").glob("*.json"))
 
 
 def test_no_baseline_exits_3(project: Path) -> None:
     with FakeLLMServer(lambda r: '{"city": "Paris"}') as server:
-        proc = pc("compare", "-c", "canary.yaml", "-p", "openai/fake", "--api-base",
-                  server.base_url, "--no-progress", cwd=project)
+        proc = pc(
+            "compare",
+            "-c",
+            "canary.yaml",
+            "-p",
+            "openai/fake",
+            "--api-base",
+            server.base_url,
+            "--no-progress",
+            cwd=project,
+        )
     assert proc.returncode == 3
     assert "No baseline" in proc.stderr
     assert_no_traceback(proc)
 
 
 def test_auth_failure_exits_3_with_one_message_and_no_secret(project: Path) -> None:
-    with FakeLLMServer(lambda r: Reply(status=401, error_message="Incorrect API key provided: "
-                                       "sk-test-cli-key-123")) as server:
-        proc = pc("run", "-c", "canary.yaml", "-p", "openai/fake", "--api-base", server.base_url,
-                  "--no-progress", cwd=project)
+    with FakeLLMServer(
+        lambda r: Reply(status=401, error_message="Incorrect API key provided: sk-test-cli-key-123")
+    ) as server:
+        proc = pc(
+            "run",
+            "-c",
+            "canary.yaml",
+            "-p",
+            "openai/fake",
+            "--api-base",
+            server.base_url,
+            "--no-progress",
+            cwd=project,
+        )
         assert len(server.requests) <= 2
     assert proc.returncode == 3
     assert "sk-test-cli-key-123" not in proc.stderr + proc.stdout
@@ -166,8 +226,12 @@ def test_corrupt_run_file_is_input_error(project: Path) -> None:
 def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
     proc = pc("init", "demo", cwd=tmp_path)
     assert proc.returncode == 0
-    for name in ("canary.yaml", ".env.example", ".github/workflows/promptcanary.yml",
-                 "baselines/.gitkeep"):
+    for name in (
+        "canary.yaml",
+        ".env.example",
+        ".github/workflows/promptcanary.yml",
+        "baselines/.gitkeep",
+    ):
         assert (tmp_path / name).exists(), name
     proc = pc("init", "demo", cwd=tmp_path)
     assert proc.returncode == 2 and "--force" in proc.stderr
@@ -194,8 +258,9 @@ QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
 
 def test_replay_rescoring_and_fail_on_failure_without_any_model(tmp_path: Path) -> None:
     config, saved = str(QUICKSTART / "canary.yaml"), str(QUICKSTART / "current-run.json")
-    proc = pc("run", "-c", config, "--replay", saved, "--no-progress", "-o", "rescored.json",
-              cwd=tmp_path)
+    proc = pc(
+        "run", "-c", config, "--replay", saved, "--no-progress", "-o", "rescored.json", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     rescored = json.loads((tmp_path / "rescored.json").read_text())
     original = json.loads(Path(saved).read_text())
@@ -204,14 +269,33 @@ def test_replay_rescoring_and_fail_on_failure_without_any_model(tmp_path: Path) 
     ]
     proc = pc("run", "-c", config, "--replay", saved, "--fail-on-failure", "-q", cwd=tmp_path)
     assert proc.returncode == 1
-    proc = pc("compare", "-c", config, "--replay", saved, "--baseline-dir",
-              str(QUICKSTART / "baselines"), "--fail-on-severity", "high", "-q", cwd=tmp_path)
+    proc = pc(
+        "compare",
+        "-c",
+        config,
+        "--replay",
+        saved,
+        "--baseline-dir",
+        str(QUICKSTART / "baselines"),
+        "--fail-on-severity",
+        "high",
+        "-q",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1 and "CRITICAL" in proc.stdout
 
 
 def test_quickstart_command_from_the_readme(tmp_path: Path) -> None:
-    proc = pc("compare", "-c", str(QUICKSTART / "canary.yaml"), "--current",
-              str(QUICKSTART / "current-run.json"), "--output-html", "drift.html", cwd=tmp_path)
+    proc = pc(
+        "compare",
+        "-c",
+        str(QUICKSTART / "canary.yaml"),
+        "--current",
+        str(QUICKSTART / "current-run.json"),
+        "--output-html",
+        "drift.html",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "regression" in proc.stdout.lower()
     assert (tmp_path / "drift.html").stat().st_size > 1000

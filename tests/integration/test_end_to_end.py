@@ -89,7 +89,9 @@ def test_provider_outage_is_inconclusive_not_drift(tmp_path: Path) -> None:
 
     with FakeLLMServer(reply) as server:
         suite = CanarySuite.from_yaml(config)
-        baseline = FileBaselineStore(tmp_path).save(suite.run(provider_for(server), show_progress=False))
+        baseline = FileBaselineStore(tmp_path).save(
+            suite.run(provider_for(server), show_progress=False)
+        )
         failing.add("Capital of France as JSON")
         run = suite.run(provider_for(server), show_progress=False, max_attempts=1)
 

@@ -216,7 +216,7 @@ def test_extra_params_reach_litellm(llm_server: FakeLLMServer, litellm_provider:
 def test_importing_the_provider_does_not_import_litellm() -> None:
     code = (
         "import sys, promptcanary.providers.litellm, promptcanary.providers.replay, "
-        "promptcanary.core.runner, promptcanary.core.progress; "
+        "promptcanary.core.run.runner, promptcanary.core.run.progress; "
         "print('litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

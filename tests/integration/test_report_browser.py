@@ -15,7 +15,7 @@ import pytest
 
 from promptcanary.core.models import ProbeCategory
 from promptcanary.core.reporter import DriftReporter
-from tests.unit.report_samples import HOSTILE, comparison, drift_report
+from tests.unit.core.render.samples import HOSTILE, comparison, drift_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 

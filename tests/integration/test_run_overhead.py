@@ -21,7 +21,7 @@ import pytest
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult, ProviderConfig
 from promptcanary.core.probes.base import BaseProbe
-from promptcanary.core.runner import RunOptions, run_suite
+from promptcanary.core.run.runner import RunOptions, run_suite
 from promptcanary.core.suite import CanarySuite
 from promptcanary.providers.base import BaseLLMProvider
 from promptcanary.providers.litellm import LiteLLMProvider, _cost

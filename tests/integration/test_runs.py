@@ -20,7 +20,7 @@ from promptcanary.core.models import (
     ProbeResult,
 )
 from promptcanary.core.probes.base import BaseProbe
-from promptcanary.core.runner import RunOptions, abort_kind, run_suite
+from promptcanary.core.run.runner import RunOptions, abort_kind, run_suite
 from promptcanary.core.suite import CanarySuite
 from promptcanary.providers.litellm import LiteLLMProvider
 from promptcanary.providers.replay import ReplayProvider

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from promptcanary import CanarySuite, FileBaselineStore, compare
-from promptcanary.core.decision import FISHER, evidence
+from promptcanary.core.verdict.rules import FISHER, evidence
 from promptcanary.providers.litellm import LiteLLMProvider
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
 

@@ -23,7 +23,7 @@ from typing import Any
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import excerpt, strip_code_fences
 from promptcanary.core.probes.base import BaseProbe, register_probe
-from promptcanary.core.retry import RetryPolicy
+from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ProviderError, redact
 
 #: Longest part of the response under test sent to the judge (keeps judge calls bounded).

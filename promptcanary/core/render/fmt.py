@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from promptcanary.core import decision
 from promptcanary.core.models import DriftSeverity, ProbeComparison, UsageSummary
+from promptcanary.core.verdict import rules as decision
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
 SEVERITY_ICONS = {
@@ -51,7 +51,7 @@ METHOD_SHORT = {decision.FISHER: "Fisher", decision.MANN_WHITNEY: "Mann–Whitne
 def evidence(c: ProbeComparison, *, method: bool = True) -> str:
     """What the verdict rests on: ``9/10 → 3/10, p = 0.003 (adjusted), Fisher``.
 
-    The wording is the comparator's (:func:`promptcanary.core.decision.evidence`); ``method``
+    The wording is the comparator's (:func:`promptcanary.core.verdict.rules.evidence`); ``method``
     adds the test's short name for tested pairs.
     """
     text = decision.evidence(c)

@@ -1,0 +1,319 @@
+"""Drift data: the comparison of a run with a baseline (see :mod:`promptcanary.core.models`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from promptcanary.core.models.run import (
+    SCHEMA_VERSION,
+    ProbeCategory,
+    ProviderConfig,
+    _now,
+)
+from promptcanary.core.models.usage import UsageSummary
+
+_SEVERITY_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+
+class DriftSeverity(str, Enum):
+    """How bad a drift is: NONE < LOW < MEDIUM < HIGH < CRITICAL."""
+
+    NONE = "none"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        """0 for NONE up to 4 for CRITICAL."""
+        return _SEVERITY_RANK[self.value]
+
+    def at_least(self, other: DriftSeverity | str) -> bool:
+        """True when this severity is ``other`` or worse."""
+        return self.rank >= DriftSeverity(str(getattr(other, "value", other)).lower()).rank
+
+
+# ── Drift ────────────────────────────────────────────────────────────────────────────────────
+
+
+class ProbeComparison(BaseModel):
+    """Side-by-side comparison of a single probe between baseline and current run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probe_id: str
+    """Probe id in the suite."""
+    probe_name: str
+    """Human-readable probe name."""
+    category: ProbeCategory
+    """Probe category."""
+    prompt_id: str
+    """Prompt id."""
+    baseline_score: float
+    """Mean score in the baseline (over its samples)."""
+    current_score: float
+    """Mean score in the current run (over its samples)."""
+    score_delta: float
+    """current_score - baseline_score."""
+    baseline_passed: bool
+    """Baseline passed (with samples: pass rate >= 0.5)."""
+    current_passed: bool
+    """Current run passed (with samples: pass rate >= 0.5)."""
+    regression: bool
+    """True if this is a meaningful regression."""
+    improvement: bool
+    """True if this is a meaningful improvement."""
+    baseline_details: str = ""
+    """The details string of the baseline result (first sample)."""
+    current_details: str = ""
+    """The details string of the current result (first sample)."""
+    inconclusive: bool = False
+    """True when one side has no usable result (the call errored): never a regression."""
+    inconclusive_reason: str | None = None
+    """Why the pair is inconclusive (the provider error)."""
+    baseline_samples: int = 1
+    """Number of measured (non-errored) baseline samples."""
+    current_samples: int = 1
+    """Number of measured (non-errored) current samples."""
+    baseline_pass_count: int = 0
+    """Passing baseline samples."""
+    current_pass_count: int = 0
+    """Passing current samples."""
+    method: str = "threshold"
+    """Decision rule used: threshold (single sample), fisher (pass/fail), mann_whitney (scores)."""
+    p_value: float | None = None
+    """One-sided p-value of the test (None for the threshold rule)."""
+    p_adjusted: float | None = None
+    """p-value adjusted for multiple comparisons (Benjamini–Hochberg)."""
+    flaky: bool = False
+    """The baseline itself is unstable: pass rate strictly between 0 and 1."""
+    prompt_text: str | None = None
+    """Excerpt of the prompt, kept for changed pairs so a report is self-contained."""
+    baseline_response: str | None = None
+    """Excerpt of the baseline response (first sample) for changed pairs."""
+    current_response: str | None = None
+    """Excerpt of the current response (first sample) for changed pairs."""
+
+    @property
+    def baseline_pass_rate(self) -> float:
+        """Fraction of baseline samples that passed."""
+        return self.baseline_pass_count / self.baseline_samples if self.baseline_samples else 0.0
+
+    @property
+    def current_pass_rate(self) -> float:
+        """Fraction of current samples that passed."""
+        return self.current_pass_count / self.current_samples if self.current_samples else 0.0
+
+    @property
+    def stable(self) -> bool:
+        """Neither a regression, an improvement, nor inconclusive."""
+        return not (self.regression or self.improvement or self.inconclusive)
+
+
+class DriftReport(BaseModel):
+    """The authoritative, fully-structured output of a drift comparison."""
+
+    model_config = ConfigDict(frozen=True, protected_namespaces=())
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this JSON layout."""
+    suite_name: str
+    """Suite compared."""
+    provider: ProviderConfig
+    """Provider of the current run."""
+    baseline_provider: ProviderConfig | None = None
+    """Provider of the baseline run."""
+    baseline_snapshot_id: str
+    """Snapshot the run was compared with."""
+    baseline_created_at: datetime
+    """When that snapshot was saved."""
+    current_run_id: str
+    """Run id of the current run."""
+    created_at: datetime = Field(default_factory=_now)
+    """When the comparison was made."""
+    comparisons: list[ProbeComparison] = Field(default_factory=list)
+    """Every (probe, prompt) pair, sorted by probe id then prompt id."""
+    regression_threshold: float = 0.05
+    """Minimum score drop used for a regression."""
+    improvement_threshold: float = 0.05
+    """Minimum score gain used for an improvement."""
+    alpha: float = 0.05
+    """False discovery rate for the multi-sample tests."""
+    min_effect: float = 0.1
+    """Minimum drop in pass rate / mean score for a multi-sample regression."""
+    max_error_rate: float = 0.2
+    """Above this error rate the verdict is inconclusive."""
+    baseline_usage: UsageSummary | None = None
+    """Tokens, cost and latency of the baseline run."""
+    current_usage: UsageSummary | None = None
+    """Tokens, cost and latency of the current run."""
+    error_rate: float = 0.0
+    """Fraction of the current run's responses that errored."""
+    baseline_samples: int = 1
+    """Samples per prompt in the baseline."""
+    current_samples: int = 1
+    """Samples per prompt in the current run."""
+    aborted: str | None = None
+    """Why the current run stopped early, if it did."""
+
+    # ── Derived views ──
+    @property
+    def regressions(self) -> list[ProbeComparison]:
+        """Pairs that got meaningfully worse."""
+        return [c for c in self.comparisons if c.regression]
+
+    @property
+    def improvements(self) -> list[ProbeComparison]:
+        """Pairs that got meaningfully better."""
+        return [c for c in self.comparisons if c.improvement]
+
+    @property
+    def stable(self) -> list[ProbeComparison]:
+        """Pairs with no meaningful change."""
+        return [c for c in self.comparisons if c.stable]
+
+    @property
+    def inconclusive(self) -> list[ProbeComparison]:
+        """Pairs that could not be judged (a side errored)."""
+        return [c for c in self.comparisons if c.inconclusive]
+
+    @property
+    def flaky(self) -> list[ProbeComparison]:
+        """Pairs whose baseline was itself unstable."""
+        return [c for c in self.comparisons if c.flaky]
+
+    @property
+    def has_drift(self) -> bool:
+        """True if any regressions were found."""
+        return any(c.regression for c in self.comparisons)
+
+    @property
+    def single_sample(self) -> bool:
+        """True when the verdict used the single-sample threshold rule."""
+        return self.baseline_samples < 2 or self.current_samples < 2
+
+    @property
+    def is_inconclusive(self) -> bool:
+        """True when the run cannot be trusted: too many errors, aborted, or nothing comparable."""
+        if self.aborted:
+            return True
+        if self.error_rate > self.max_error_rate:
+            return True
+        return bool(self.comparisons) and all(c.inconclusive for c in self.comparisons)
+
+    @property
+    def model_changed(self) -> str | None:
+        """A sentence when the provider's reported model name or fingerprint changed, else None."""
+        if self.baseline_usage is None or self.current_usage is None:
+            return None
+        parts = []
+        b_models, c_models = self.baseline_usage.models, self.current_usage.models
+        if b_models and c_models and b_models != c_models:
+            parts.append(f"model {', '.join(b_models)} → {', '.join(c_models)}")
+        b_fp, c_fp = self.baseline_usage.fingerprints, self.current_usage.fingerprints
+        if b_fp and c_fp and not set(c_fp) & set(b_fp):
+            parts.append(f"fingerprint {', '.join(b_fp)} → {', '.join(c_fp)}")
+        if not parts:
+            return None
+        return "The provider changed the model: " + "; ".join(parts) + "."
+
+    def _comparable(self) -> list[ProbeComparison]:
+        return [c for c in self.comparisons if not c.inconclusive]
+
+    @property
+    def overall_baseline_score(self) -> float:
+        """Mean baseline score over the comparable pairs (1.0 when there are none)."""
+        comparable = self._comparable()
+        if not comparable:
+            return 1.0
+        return sum(c.baseline_score for c in comparable) / len(comparable)
+
+    @property
+    def overall_current_score(self) -> float:
+        """Mean current score over the comparable pairs (1.0 when there are none)."""
+        comparable = self._comparable()
+        if not comparable:
+            return 1.0
+        return sum(c.current_score for c in comparable) / len(comparable)
+
+    @property
+    def overall_score_delta(self) -> float:
+        """overall_current_score - overall_baseline_score."""
+        return self.overall_current_score - self.overall_baseline_score
+
+    @property
+    def regression_rate(self) -> float:
+        """Regressions / comparable pairs."""
+        comparable = self._comparable()
+        if not comparable:
+            return 0.0
+        return len(self.regressions) / len(comparable)
+
+    @property
+    def worst_delta(self) -> float:
+        """Largest score drop among regressions (positive number; 0.0 without regressions)."""
+        drops = [-c.score_delta for c in self.regressions]
+        return max(drops) if drops else 0.0
+
+    @property
+    def severity(self) -> DriftSeverity:
+        """Heuristic severity rating based on regression count and magnitude.
+
+        NONE: no regressions. Otherwise, with rate = regressions / comparable pairs and
+        worst = largest score drop: CRITICAL if rate >= 50 % or worst >= 0.6; HIGH if rate >= 30 %
+        or worst >= 0.4; MEDIUM if rate >= 15 % or worst >= 0.2; else LOW.
+        """
+        if not self.has_drift:
+            return DriftSeverity.NONE
+        rate, worst = self.regression_rate, self.worst_delta
+        # A tiny epsilon keeps 0.6 - 1e-16 style float noise on the documented side of a boundary.
+        eps = 1e-9
+        if rate >= 0.5 - eps or worst >= 0.6 - eps:
+            return DriftSeverity.CRITICAL
+        if rate >= 0.3 - eps or worst >= 0.4 - eps:
+            return DriftSeverity.HIGH
+        if rate >= 0.15 - eps or worst >= 0.2 - eps:
+            return DriftSeverity.MEDIUM
+        return DriftSeverity.LOW
+
+    @property
+    def verdict(self) -> str:
+        """One word: inconclusive, drift or ok."""
+        if self.is_inconclusive:
+            return "inconclusive"
+        return "drift" if self.has_drift else "ok"
+
+    @property
+    def summary(self) -> str:
+        """Single-sentence human-readable summary suitable for notifications."""
+        n_reg, n_imp = len(self.regressions), len(self.improvements)
+        n_inc = len(self.inconclusive)
+        scores = (
+            f"overall score {self.overall_baseline_score:.2f} → {self.overall_current_score:.2f}"
+        )
+        if self.is_inconclusive:
+            why = self.aborted or (
+                f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
+            )
+            return (
+                f"Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
+                f"be measured reliably — {why}; this is not evidence of model drift."
+            )
+        if not self.has_drift:
+            tail = f", {n_imp} improvement(s)" if n_imp else ""
+            inc = f", {n_inc} inconclusive" if n_inc else ""
+            return (
+                f"No drift: suite '{self.suite_name}' on {self.provider.model_id} is stable "
+                f"({scores}{tail}{inc})."
+            )
+        return (
+            f"{self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
+            f"'{self.suite_name}' on {self.provider.model_id} ({scores}"
+            + (f", {n_imp} improvement(s)" if n_imp else "")
+            + (f", {n_inc} inconclusive" if n_inc else "")
+            + ")."
+        )

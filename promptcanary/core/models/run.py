@@ -1,0 +1,385 @@
+"""Run data: prompts, responses, probe results, runs and baselines (see :mod:`promptcanary.core.models`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import uuid
+from collections import defaultdict
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+from promptcanary.core.models.usage import UsageSummary, percentile
+
+#: Version of the baseline / run JSON layout. Bumped on incompatible changes; checked on load.
+SCHEMA_VERSION = 1
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
+    """Stable 8-hex-char id for a prompt, derived from its text and system prompt.
+
+    The same YAML gives the same ids on every load and every machine, so reruns of a suite that
+    declares no ids still line up with their baseline.
+    """
+    payload = json.dumps([text, system_prompt or ""], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
+
+
+# ── Enums ────────────────────────────────────────────────────────────────────────────────────
+
+
+class ProbeCategory(str, Enum):
+    """High-level family a probe belongs to."""
+
+    FORMAT = "format"
+    REASONING = "reasoning"
+    SAFETY = "safety"
+    FACTUAL = "factual"
+    TOOL_USE = "tool_use"
+    CUSTOM = "custom"
+
+
+# ── Provider configuration ───────────────────────────────────────────────────────────────────
+
+#: extra_params keys whose values are secrets: never serialised, never shown.
+_SECRET_PARAM_HINTS = ("key", "token", "secret", "password", "authorization", "headers")
+
+
+def _is_secret_param(name: str) -> bool:
+    lowered = name.lower()
+    return any(h in lowered for h in _SECRET_PARAM_HINTS)
+
+
+class ProviderConfig(BaseModel):
+    """Identifies and configures an LLM provider + model endpoint."""
+
+    model_config = ConfigDict(frozen=True, protected_namespaces=())
+
+    model_id: str
+    """LiteLLM model string, e.g. ``openai/gpt-4o-mini``."""
+    temperature: float = 0.0
+    """Sampling temperature (0.0 recommended for canaries)."""
+    max_tokens: int = 1024
+    """Maximum tokens in a response."""
+    seed: int | None = 42
+    """Determinism seed, passed to providers that support it."""
+    extra_params: dict[str, Any] = Field(default_factory=dict)
+    """Further keyword arguments for the provider call (api_base, response_format, ...).
+    Secret-looking keys (api_key, tokens, headers) are kept in memory but never serialised."""
+
+    @field_serializer("extra_params")
+    def _hide_secrets(self, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in value.items() if not _is_secret_param(k)}
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if name == "extra_params" and isinstance(value, dict):
+                value = {k: ("***" if _is_secret_param(k) else v) for k, v in value.items()}
+            yield name, value
+
+
+# ── Prompts and responses ────────────────────────────────────────────────────────────────────
+
+
+class CanaryPrompt(BaseModel):
+    """A single prompt entry in a CanarySuite, with optional metadata."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = ""
+    """Stable identifier. Derived from text + system prompt (8 hex chars) when omitted."""
+    text: str
+    """The prompt text sent to the LLM. Required, non-empty."""
+    tags: list[str] = Field(default_factory=list)
+    """Optional free-form tags."""
+    description: str = ""
+    """Human-readable note shown in reports."""
+    system_prompt: str | None = None
+    """Per-prompt system prompt override."""
+    expected_keywords: list[str] = Field(default_factory=list)
+    """Convenience field used by ExpectedKeywordsProbe."""
+    tools: list[dict[str, Any]] | None = None
+    """OpenAI-style tool schemas offered to the model for this prompt (native tool calls)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form data for custom probes."""
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_empty(cls, v: str) -> str:
+        if not v or not v.strip():
+            raise ValueError("prompt text must be a non-empty string")
+        return v
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> CanaryPrompt:
+        if not self.id:
+            object.__setattr__(self, "id", prompt_id_for(self.text, self.system_prompt))
+        return self
+
+
+class LLMResponse(BaseModel):
+    """One response from the provider to one prompt (one sample), or the error that replaced it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prompt_id: str
+    """Id of the prompt this answers."""
+    provider_model_id: str
+    """The model string that was requested."""
+    content: str = ""
+    """The text the model returned ("" when it errored or only called tools)."""
+    finish_reason: str | None = None
+    """Why generation stopped (stop, length, tool_calls, content_filter...)."""
+    prompt_tokens: int | None = None
+    """Input tokens, as reported by the provider."""
+    completion_tokens: int | None = None
+    """Output tokens, as reported by the provider."""
+    total_tokens: int | None = None
+    """Input + output tokens."""
+    latency_ms: float | None = None
+    """Wall time of the successful call, in milliseconds."""
+    raw_response: dict[str, Any] = Field(default_factory=dict)
+    """The provider's response, as a dict (for debugging)."""
+    sample: int = 0
+    """Index of this sample when a prompt is sent several times."""
+    error: str | None = None
+    """Why there is no response (None when the call succeeded). Errored responses are never
+    scored as model failures."""
+    error_status: int | None = None
+    """HTTP status of the final failed attempt, when there was one."""
+    error_type: str | None = None
+    """Machine-readable error kind: auth, rate_limit, timeout, server, connection, budget,
+    bad_request, replay_missing, unknown."""
+    cost_usd: float | None = None
+    """Cost of this call in USD from LiteLLM's price map; None when the model is unknown."""
+    response_model: str | None = None
+    """The model name the provider says answered (may differ from the one requested)."""
+    system_fingerprint: str | None = None
+    """The provider's backend fingerprint, when it reports one."""
+    attempts: int = 1
+    """How many attempts the call took (1 = no retry)."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """Native tool calls the model returned, OpenAI shape: {id, type, function: {name, arguments}}."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the call succeeded."""
+        return self.error is None
+
+
+class ProbeResult(BaseModel):
+    """Result of running a single Probe against a single LLMResponse."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probe_id: str
+    """Id of the probe within its suite (stable across runs)."""
+    probe_name: str
+    """Human-readable probe name."""
+    category: ProbeCategory
+    """The probe's category."""
+    prompt_id: str
+    """Id of the prompt whose response was probed."""
+    passed: bool
+    """Whether the response passed the probe."""
+    score: float = Field(ge=0.0, le=1.0)
+    """Score from 0.0 (worst) to 1.0 (best)."""
+    details: str = ""
+    """Short explanation of the score."""
+    sample: int = 0
+    """Sample index of the response that was probed."""
+    errored: bool = False
+    """True when there was nothing to judge (the call errored, or a judge model failed). Errored
+    results count neither as passes nor as failures."""
+    cost_usd: float | None = None
+    """Cost of model calls the probe itself made (e.g. an LLM judge), in USD."""
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _finite_score(cls, v: Any) -> Any:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError("score must be a number between 0 and 1, not NaN")
+        return v
+
+
+class ProbeSpec(BaseModel):
+    """What a probe in a run was: its id in the suite, its type and the exact parameters used."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probe_id: str
+    """Id of the probe in the suite (what results refer to)."""
+    type: str
+    """Registry name (YAML ``type:``) or ``module:Class`` of the probe."""
+    name: str = ""
+    """Human-readable name."""
+    category: ProbeCategory = ProbeCategory.CUSTOM
+    """Category of the probe."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Constructor parameters, so a baseline says exactly what was measured."""
+
+
+# ── Runs ─────────────────────────────────────────────────────────────────────────────────────
+
+
+class CanaryRunResult(BaseModel):
+    """Aggregated results for one full run of a CanarySuite against one provider."""
+
+    model_config = ConfigDict(protected_namespaces=())
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this JSON layout."""
+    run_id: str = Field(default_factory=_uuid)
+    """Unique id of this run."""
+    suite_name: str
+    """Name of the suite that ran."""
+    provider: ProviderConfig
+    """Provider and parameters used."""
+    started_at: datetime = Field(default_factory=_now)
+    """When the run started (UTC)."""
+    finished_at: datetime | None = None
+    """When the run finished (UTC)."""
+    probe_results: list[ProbeResult] = Field(default_factory=list)
+    """Every probe result: prompts x samples x probes."""
+    llm_responses: list[LLMResponse] = Field(default_factory=list)
+    """Every response (or error): prompts x samples."""
+    probes: list[ProbeSpec] = Field(default_factory=list)
+    """The probes that ran, with their parameters."""
+    prompts: list[CanaryPrompt] = Field(default_factory=list)
+    """The prompts that ran."""
+    samples: int = 1
+    """How many times each prompt was sent."""
+    aborted: str | None = None
+    """Why the run stopped early (authentication refused, budget spent...), if it did."""
+
+    # Probe results that errored measure nothing; they are left out of scores and rates.
+    def _measured(self) -> list[ProbeResult]:
+        return [r for r in self.probe_results if not r.errored]
+
+    @property
+    def overall_score(self) -> float:
+        """Mean score across all (non-errored) probe results. Returns 1.0 if no probes ran."""
+        measured = self._measured()
+        if not measured:
+            return 1.0
+        return sum(r.score for r in measured) / len(measured)
+
+    @property
+    def pass_rate(self) -> float:
+        """Fraction of (non-errored) probe results that passed. Returns 1.0 if no probes ran."""
+        measured = self._measured()
+        if not measured:
+            return 1.0
+        return sum(1 for r in measured if r.passed) / len(measured)
+
+    @property
+    def failed_probes(self) -> list[ProbeResult]:
+        """Convenience: all probe results that did not pass (errored ones excluded)."""
+        return [r for r in self.probe_results if not r.passed and not r.errored]
+
+    @property
+    def errored_probes(self) -> list[ProbeResult]:
+        """Probe results with nothing to judge (provider error, judge error)."""
+        return [r for r in self.probe_results if r.errored]
+
+    @property
+    def by_category(self) -> dict[ProbeCategory, list[ProbeResult]]:
+        """Group probe results by category."""
+        grouped: dict[ProbeCategory, list[ProbeResult]] = defaultdict(list)
+        for r in self.probe_results:
+            grouped[r.category].append(r)
+        return dict(grouped)
+
+    @property
+    def duration_ms(self) -> float:
+        """Total wall-clock duration of the run in milliseconds."""
+        if self.finished_at is None:
+            return 0.0
+        return (self.finished_at - self.started_at).total_seconds() * 1000
+
+    @property
+    def errors(self) -> list[LLMResponse]:
+        """Responses that errored (after retries)."""
+        return [r for r in self.llm_responses if r.error is not None]
+
+    @property
+    def error_rate(self) -> float:
+        """Fraction of responses that errored (0.0 when there are none)."""
+        if not self.llm_responses:
+            return 0.0
+        return len(self.errors) / len(self.llm_responses)
+
+    @property
+    def usage(self) -> UsageSummary:
+        """Tokens, cost, latency percentiles and retries over the whole run."""
+        ok = [r for r in self.llm_responses if r.error is None]
+        latencies = [r.latency_ms for r in ok if r.latency_ms is not None]
+        # Probes that call a model themselves (an LLM judge) add their cost to the run's.
+        costs = [r.cost_usd for r in self.llm_responses if r.cost_usd is not None]
+        costs += [r.cost_usd for r in self.probe_results if r.cost_usd is not None]
+        cost: float | None = sum(costs) if costs else None
+        return UsageSummary(
+            requests=len(self.llm_responses),
+            errors=len(self.llm_responses) - len(ok),
+            retries=sum(max(r.attempts - 1, 0) for r in self.llm_responses),
+            prompt_tokens=sum(r.prompt_tokens or 0 for r in ok),
+            completion_tokens=sum(r.completion_tokens or 0 for r in ok),
+            total_tokens=sum(r.total_tokens or 0 for r in ok),
+            cost_usd=cost,
+            latency_p50_ms=percentile(latencies, 50),
+            latency_p95_ms=percentile(latencies, 95),
+            models=sorted({r.response_model for r in ok if r.response_model}),
+            fingerprints=sorted({r.system_fingerprint for r in ok if r.system_fingerprint}),
+        )
+
+    def prompt_by_id(self) -> dict[str, CanaryPrompt]:
+        """The run's prompts indexed by id."""
+        return {p.id: p for p in self.prompts}
+
+
+class BaselineSnapshot(BaseModel):
+    """A saved baseline — the "known-good" state a future run is compared against."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this JSON layout; checked on load."""
+    snapshot_id: str = Field(default_factory=_uuid)
+    """Unique id (UUID) of this snapshot."""
+    suite_name: str
+    """Suite the baseline belongs to."""
+    provider: ProviderConfig
+    """Provider and parameters of the baseline run."""
+    run_result: CanaryRunResult
+    """The full run that was accepted as known-good."""
+    created_at: datetime = Field(default_factory=_now)
+    """When the snapshot was saved (UTC, microseconds)."""
+    note: str = ""
+    """Optional human note ("pre-release baseline v1")."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_note(cls, data: Any) -> Any:
+        # Older files kept the note outside the model as "_note".
+        if isinstance(data, dict) and "_note" in data and "note" not in data:
+            data = {**data, "note": data["_note"]}
+        return data

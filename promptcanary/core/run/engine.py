@@ -1,0 +1,389 @@
+"""The engine of a run: workers, retries, rate-limit adaptation, abort, probes in threads.
+
+:mod:`promptcanary.core.run.runner` is the public face (options, entry points); this module does the
+work for one run and is not meant to be used directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.core.models import (
+    CanaryPrompt,
+    CanaryRunResult,
+    LLMResponse,
+    ProbeResult,
+    ProviderConfig,
+)
+from promptcanary.core.run.limiter import AIMDLimiter, Ticket
+from promptcanary.core.run.retry import error_type_for
+from promptcanary.errors import ProviderError, redact
+
+if TYPE_CHECKING:
+    from promptcanary.core.run.runner import ProgressCallback, RunOptions
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.providers.base import BaseLLMProvider
+
+log = logging.getLogger("promptcanary.runner")
+
+#: Sample index of the request being made, readable by providers (ReplayProvider uses it).
+CURRENT_SAMPLE: ContextVar[int] = ContextVar("promptcanary_sample", default=0)
+
+
+@dataclass
+class _Stop:
+    kind: str  # "auth" | "budget"
+    reason: str  # why, for result.aborted
+    skip_message: str  # stored on each job that was not sent
+
+
+class RunExecution:
+    """State of one run: the job queue, the limiter, counters, the abort flag."""
+
+    def __init__(
+        self,
+        suite: CanarySuite,
+        provider: BaseLLMProvider,
+        config: ProviderConfig,
+        options: RunOptions,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.suite = suite
+        self.provider = provider
+        self.config = config
+        self.options = options
+        self.progress = progress
+        self.policy = options.retry_policy()
+        self.jobs = [(p, s) for p in suite.prompts for s in range(options.samples)]
+        self.limiter = AIMDLimiter(options.concurrency)
+        self.responses: list[LLMResponse | None] = [None] * len(self.jobs)
+        self.results: list[list[ProbeResult]] = [[] for _ in self.jobs]
+        self.stop: _Stop | None = None
+        self.spent = 0.0
+        self.unpriced = 0
+        self.done = self.errors = self.retries = self.skipped = 0
+        self.executor = ThreadPoolExecutor(
+            max_workers=min(32, max(4, options.concurrency)),
+            thread_name_prefix="promptcanary-probe",
+        )
+
+    def emit(self, event: str, **data: Any) -> None:
+        if self.progress is None:
+            return
+        try:
+            self.progress(event, data)
+        except Exception:  # a broken progress display must not break the run
+            log.debug("progress callback failed", exc_info=True)
+
+    async def execute(self) -> CanaryRunResult:
+        started = datetime.now(timezone.utc)
+        opened = asyncio.Event()
+        queue = iter(range(len(self.jobs)))
+        probing: list[asyncio.Task[None]] = []
+
+        async def worker(first: bool) -> None:
+            if not first:
+                await opened.wait()
+            for index in queue:
+                response = await self.request(index, opened)
+                probing.append(asyncio.ensure_future(self.probe(index, response)))
+
+        self.emit("start", total=len(self.jobs), concurrency=self.options.concurrency)
+        try:
+            workers = [
+                worker(first=i == 0) for i in range(min(self.options.concurrency, len(self.jobs)))
+            ]
+            await asyncio.gather(*workers)
+            await asyncio.gather(*probing)
+        finally:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            aborted = self.aborted_text()
+            self.emit(
+                "end",
+                done=self.done,
+                errors=self.errors,
+                retries=self.retries,
+                total=len(self.jobs),
+                aborted=aborted,
+            )
+        result = CanaryRunResult(
+            suite_name=self.suite.name,
+            provider=self.config,
+            started_at=started,
+            probes=[probe.spec(pid) for probe, pid in zip(self.suite.probes, self.suite.probe_ids)],
+            prompts=list(self.suite.prompts),
+            samples=self.options.samples,
+            aborted=aborted,
+        )
+        for response, results in zip(self.responses, self.results):
+            assert response is not None
+            result.llm_responses.append(response)
+            result.probe_results.extend(results)
+        result.finished_at = datetime.now(timezone.utc)
+        return result
+
+    def aborted_text(self) -> str | None:
+        if self.stop is None:
+            return None
+        return f"{self.stop.reason} {self.skipped} of {len(self.jobs)} request(s) were not sent."
+
+    # ── requests ──
+
+    async def request(self, index: int, opened: asyncio.Event) -> LLMResponse:
+        prompt, sample = self.jobs[index]
+        try:
+            async with self.limiter.slot() as ticket:
+                if self.stop is None:
+                    self.check_budget()
+                if self.stop is not None:
+                    self.skipped += 1
+                    response = self.errored(
+                        prompt, sample, self.stop.skip_message, None, self.stop.kind, 0
+                    )
+                else:
+                    response = await self.attempts(prompt, sample, ticket, opened)
+        finally:
+            opened.set()  # the first job opens the pool whatever happened to it
+        self.responses[index] = response
+        return response
+
+    def check_budget(self) -> None:
+        budget = self.options.max_cost_usd
+        if budget is None or self.spent < budget:
+            return
+        self.stop = _Stop(
+            kind="budget",
+            reason=f"Budget of ${budget:.4g} reached (spent ${self.spent:.4g}).",
+            skip_message=f"Not sent: the run's budget (max_cost_usd ${budget:.4g}) was spent.",
+        )
+
+    async def attempts(
+        self, prompt: CanaryPrompt, sample: int, ticket: Ticket, opened: asyncio.Event
+    ) -> LLMResponse:
+        token = CURRENT_SAMPLE.set(sample)
+        try:
+            attempt = 0
+            while True:
+                attempt += 1
+                await self.limiter.wait_pause()
+                try:
+                    response = await self.call(prompt)
+                except Exception as exc:
+                    error: BaseException = exc
+                else:
+                    opened.set()
+                    return await self.succeeded(response, prompt, sample, attempt)
+                kind = error_type_for(error)
+                if kind == "auth":
+                    self.abort_auth(error)
+                opened.set()
+                if kind == "rate_limit" and self.options.adaptive:
+                    self.limiter.on_rate_limited(ticket, getattr(error, "retry_after_s", None))
+                if self.stop is not None or not self.policy.should_retry(error, attempt):
+                    return self.failed(prompt, sample, error, attempt)
+                self.retries += 1
+                status = getattr(error, "status_code", None)
+                self.emit("retry", retries=self.retries, status=status, done=self.done)
+                await asyncio.sleep(self.policy.delay(error, attempt))
+                ticket = self.limiter.refresh(ticket)
+        finally:
+            CURRENT_SAMPLE.reset(token)
+
+    async def call(self, prompt: CanaryPrompt) -> LLMResponse:
+        system = self.suite.system_prompt_for(prompt)
+        started = time.perf_counter()
+        try:
+            response = await _with_timeout(
+                self.provider.acomplete(prompt, system_prompt=system), self.options.timeout
+            )
+        except asyncio.TimeoutError as exc:  # not the builtin TimeoutError on Python 3.10
+            raise TimeoutError(
+                f"no answer within {self.options.timeout:g}s (per-request timeout)"
+            ) from exc
+        if response.latency_ms is None and response.error is None:
+            elapsed = (time.perf_counter() - started) * 1000
+            response = response.model_copy(update={"latency_ms": round(elapsed, 2)})
+        return response
+
+    async def succeeded(
+        self, response: LLMResponse, prompt: CanaryPrompt, sample: int, attempt: int
+    ) -> LLMResponse:
+        if self.options.adaptive:
+            await self.limiter.on_success()
+        update: dict[str, Any] = {"sample": sample, "prompt_id": prompt.id, "attempts": attempt}
+        if response.error is not None:
+            # A provider may hand back an already-errored response (ReplayProvider does).
+            update.pop("attempts")
+        if response.cost_usd is not None:
+            self.spent += response.cost_usd
+        elif response.error is None:
+            self.unpriced += 1
+            if self.unpriced == 1 and self.options.max_cost_usd is not None:
+                log.warning(
+                    "%s has no known price: max_cost_usd cannot count its requests",
+                    self.config.model_id,
+                )
+        return response.model_copy(update=update)
+
+    def abort_auth(self, error: BaseException) -> None:
+        if self.stop is not None and self.stop.kind == "auth":
+            return
+        status = getattr(error, "status_code", None)
+        hint = getattr(error, "hint", None) or "Check the provider's API key."
+        detail = str(error).rstrip(". ")
+        self.stop = _Stop(
+            kind="auth",
+            reason=(
+                f"Authentication refused by the provider"
+                f"{f' (HTTP {status})' if status else ''}: {detail}. {hint.rstrip('.')}."
+            ),
+            skip_message="Not sent: the run stopped because the provider refused the credentials.",
+        )
+
+    def failed(
+        self, prompt: CanaryPrompt, sample: int, error: BaseException, attempt: int
+    ) -> LLMResponse:
+        if isinstance(error, ProviderError):
+            message = str(error)
+        else:
+            message = f"{type(error).__name__}: {error}"
+        if attempt > 1:
+            message += f" (gave up after {attempt} attempts)"
+        status = getattr(error, "status_code", None)
+        return self.errored(prompt, sample, message, status, error_type_for(error), attempt)
+
+    def errored(
+        self,
+        prompt: CanaryPrompt,
+        sample: int,
+        message: str,
+        status: int | None,
+        kind: str,
+        attempts: int,
+    ) -> LLMResponse:
+        return LLMResponse(
+            prompt_id=prompt.id,
+            provider_model_id=self.config.model_id,
+            sample=sample,
+            error=redact(message),
+            error_status=status if isinstance(status, int) else None,
+            error_type=kind,
+            attempts=attempts,
+        )
+
+    # ── probes ──
+
+    async def probe(self, index: int, response: LLMResponse) -> None:
+        prompt = self.jobs[index][0]
+        pairs = list(zip(self.suite.probes, self.suite.probe_ids))
+        if response.error is not None:
+            results = [probe_one(p, pid, prompt, response) for p, pid in pairs]
+        else:
+            results = await self.probe_in_threads(pairs, prompt, response)
+        self.spent += sum(r.cost_usd for r in results if r.cost_usd is not None)
+        self.results[index] = results
+        self.done += 1
+        self.errors += response.error is not None
+        self.emit(
+            "done", done=self.done, errors=self.errors, retries=self.retries, total=len(self.jobs)
+        )
+
+    async def probe_in_threads(
+        self, pairs: list[tuple[Any, str]], prompt: CanaryPrompt, response: LLMResponse
+    ) -> list[ProbeResult]:
+        """Each probe in its own worker thread, all under one ``probe_timeout`` wait.
+
+        One :func:`asyncio.wait` for the response's probes rather than a ``wait_for`` task per
+        probe: same isolation and deadline, fewer tasks and timers on the event loop.
+        """
+        if not pairs:
+            return []
+        loop = asyncio.get_running_loop()
+        futures = [
+            loop.run_in_executor(self.executor, probe_one, probe, probe_id, prompt, response)
+            for probe, probe_id in pairs
+        ]
+        timeout = self.options.probe_timeout
+        await asyncio.wait(futures, timeout=timeout)
+        results: list[ProbeResult] = []
+        for (probe, probe_id), future in zip(pairs, futures):
+            if future.done() and not future.cancelled():
+                results.append(future.result())
+                continue
+            timed_out = not future.done()
+            future.cancel()  # one still queued never starts
+            why = (
+                f"the probe was still running after {timeout:g}s"
+                if timed_out and timeout is not None
+                else "the probe was cancelled"
+            )
+            results.append(_not_measured(probe, probe_id, prompt, response, why))
+        return results
+
+
+async def _with_timeout(awaitable: Coroutine[Any, Any, LLMResponse], seconds: float) -> LLMResponse:
+    """Await with a deadline; raises asyncio.TimeoutError when it passes."""
+    if sys.version_info >= (3, 11):
+        # asyncio.timeout cancels in place; wait_for would wrap every call in an extra task.
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout=seconds)
+
+
+def probe_one(
+    probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse
+) -> ProbeResult:
+    """Run one probe on one response; never raises.
+
+    An errored response yields an errored result (nothing to judge); a probe that raises yields a
+    failed result naming the exception. The result carries the suite's id for the probe and the
+    response's sample index, whatever the probe itself put there.
+    """
+    if response.error is not None:
+        return _not_measured(
+            probe, probe_id, prompt, response, f"the provider call failed ({response.error})"
+        )
+    try:
+        result = probe.evaluate(prompt, response)
+        if not isinstance(result, ProbeResult):
+            raise TypeError(f"evaluate() returned {type(result).__name__}, not ProbeResult")
+    except Exception as exc:
+        return ProbeResult(
+            probe_id=probe_id,
+            probe_name=probe.name,
+            category=probe.category,
+            prompt_id=prompt.id,
+            passed=False,
+            score=0.0,
+            details=redact(f"Probe raised an exception: {type(exc).__name__}: {exc}"),
+            sample=response.sample,
+        )
+    return result.model_copy(
+        update={"probe_id": probe_id, "prompt_id": prompt.id, "sample": response.sample}
+    )
+
+
+def _not_measured(
+    probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse, why: str
+) -> ProbeResult:
+    """An errored result: there was nothing the probe could judge. Never counted as a failure."""
+    return ProbeResult(
+        probe_id=probe_id,
+        probe_name=probe.name,
+        category=probe.category,
+        prompt_id=prompt.id,
+        passed=False,
+        score=0.0,
+        details=f"Not measured: {why}",
+        sample=response.sample,
+        errored=True,
+    )

@@ -1,0 +1,240 @@
+"""``promptcanary plan``: how many samples a suite needs, and what a run at that size costs.
+
+The sample size comes from the exact power of the multi-sample rule
+(:func:`promptcanary.core.verdict.power.samples_needed`): the smallest number of samples per prompt, on
+each side, at which a drop in pass rate from ``baseline_rate`` to ``baseline_rate - effect`` is
+flagged (one-sided Fisher's exact test at ``alpha``, observed drop at least ``min_effect``) with
+probability ``power``. The cost is the newest baseline's average tokens per request, times the
+request count, times the model's price from LiteLLM's price map (``None`` when LiteLLM has no
+price for the model). Nothing here calls a model; LiteLLM is imported only to price tokens.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from promptcanary.core.models import BaselineSnapshot
+from promptcanary.core.verdict.power import samples_needed
+from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.suite import CanarySuite
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Samples needed to detect a drop, and the size and estimated cost of one run at that size.
+
+    Run-size fields are None when unknown (no prompt count given, no baseline with token counts,
+    no price for the model); ``cost_note`` says which.
+    """
+
+    effect: float
+    """Drop in pass rate to detect (0.3 = 90 % → 60 %)."""
+    baseline_rate: float
+    """Pass rate the prompt has today."""
+    alpha: float
+    """Significance level of the one-sided Fisher test."""
+    power: float
+    """Requested probability of flagging the drop."""
+    min_effect: float
+    """Smallest observed drop the rule reports."""
+    pairs: int
+    """Pairs the Benjamini–Hochberg correction is planned over (1 = none)."""
+    samples: int
+    """Samples per prompt needed, in the baseline and in each run."""
+    achieved_power: float
+    """Exact power at ``samples`` (at least ``power``)."""
+    prompts: int | None = None
+    """Prompts in the suite."""
+    requests: int | None = None
+    """Requests per run: prompts x samples."""
+    model_id: str | None = None
+    """Model the cost was priced for."""
+    prompt_tokens: int | None = None
+    """Estimated input tokens per run."""
+    completion_tokens: int | None = None
+    """Estimated output tokens per run."""
+    cost_usd: float | None = None
+    """Estimated cost of one run in USD (None when unknown)."""
+    cost_note: str = ""
+    """How the cost was estimated, or why it could not be."""
+
+    @property
+    def target_rate(self) -> float:
+        """Pass rate after the drop."""
+        return self.baseline_rate - self.effect
+
+    @property
+    def _correction(self) -> str:
+        if self.pairs == 1:
+            return ""
+        return f" / {self.pairs} pairs = {self.alpha / self.pairs:.2g}"
+
+    def lines(self) -> list[str]:
+        """The plan as plain text lines, for a terminal."""
+        out = [
+            f"Samples per prompt: {self.samples}",
+            f"  to detect a drop in pass rate {self.baseline_rate:.0%} → {self.target_rate:.0%} "
+            f"with power {self.achieved_power:.1%} (asked {self.power:.0%}), one-sided Fisher "
+            f"test at alpha {self.alpha:g}{self._correction}, minimum effect {self.min_effect:g}.",
+            "  Use the same number of samples for the baseline and for each run.",
+        ]
+        if self.requests is not None:
+            out.append(
+                f"Requests per run: {self.requests:,} ({self.prompts} prompts x {self.samples})"
+            )
+        if self.prompt_tokens is not None and self.completion_tokens is not None:
+            out.append(
+                f"Tokens per run (estimated): {self.prompt_tokens:,} in + "
+                f"{self.completion_tokens:,} out"
+            )
+        if self.cost_usd is not None:
+            out.append(f"Cost per run (estimated): ${self.cost_usd:,.4f} on {self.model_id}")
+        else:
+            out.append("Cost per run: unknown")
+        if self.cost_note:
+            out.append(f"  {self.cost_note}")
+        return out
+
+
+def plan(
+    effect: float,
+    *,
+    baseline_rate: float = 0.9,
+    alpha: float = 0.05,
+    power: float = 0.95,
+    min_effect: float | None = None,
+    pairs: int = 1,
+    suite: CanarySuite | None = None,
+    prompts: int | None = None,
+    baseline: BaselineSnapshot | None = None,
+    model: str | None = None,
+) -> Plan:
+    """Samples needed to detect a drop of ``effect`` in pass rate, and the cost of a run.
+
+    Args:
+        effect:        Drop in pass rate to detect (``--effect``), e.g. 0.3.
+        baseline_rate: Pass rate today (``--baseline-rate``).
+        alpha:         Significance level (``--alpha``).
+        power:         Wanted probability of detecting the drop (``--power``).
+        min_effect:    Smallest observed drop the rule reports; default: the suite's
+                       ``min_effect`` setting, else 0.1.
+        pairs:         Plan for the multiple-comparison correction over this many (probe,
+                       prompt) pairs: the worst case, one real change among ``pairs``, must
+                       clear ``alpha / pairs`` under Benjamini–Hochberg. 1 (default) plans a
+                       single pair at ``alpha``; more changed pairs need less than planned.
+        suite:         The suite to size (its prompt count and ``min_effect``), optional.
+        prompts:       Prompt count, overriding the suite's; without either, the baseline's.
+        baseline:      Newest baseline of the suite, for tokens per request (optional).
+        model:         Model to price; defaults to the baseline's model.
+
+    Raises:
+        ConfigError: a value out of range, or a drop that cannot be planned for (see
+            :func:`promptcanary.core.verdict.power.samples_needed`).
+    """
+    if min_effect is None:
+        min_effect = suite.settings.min_effect if suite is not None else 0.1
+    if prompts is None and suite is not None:
+        prompts = len(suite.prompts)
+    if pairs < 1:
+        raise ConfigError(f"pairs must be at least 1, got {pairs}", field="pairs")
+    if prompts is not None and prompts < 1:
+        raise ConfigError(
+            f"the suite must have at least one prompt, got {prompts}", field="prompts"
+        )
+    samples, achieved = samples_needed(
+        effect,
+        baseline_rate=baseline_rate,
+        alpha=alpha / pairs,
+        power=power,
+        min_effect=min_effect,
+    )
+    if prompts is None and baseline is not None:
+        prompts = _prompt_count(baseline) or None
+    model_id = model if model is not None else (baseline.provider.model_id if baseline else None)
+    requests = prompts * samples if prompts is not None else None
+
+    prompt_tokens = completion_tokens = None
+    cost: float | None = None
+    if baseline is None:
+        note = "No baseline yet: save one to estimate tokens and cost."
+    elif requests is None:
+        note = "No prompt count: cannot size a run."
+    else:
+        per_request = _tokens_per_request(baseline)
+        if per_request is None:
+            note = f"Baseline {baseline.snapshot_id[:8]} records no token counts."
+        else:
+            prompt_tokens = round(per_request[0] * requests)
+            completion_tokens = round(per_request[1] * requests)
+            cost = price(model_id or "", prompt_tokens, completion_tokens)
+            basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
+            note = (
+                f"Estimated: {basis} x LiteLLM's price for {model_id}."
+                if cost is not None
+                else f"LiteLLM has no price for {model_id} (tokens: {basis})."
+            )
+    return Plan(
+        effect=effect,
+        baseline_rate=baseline_rate,
+        alpha=alpha,
+        power=power,
+        min_effect=min_effect,
+        pairs=pairs,
+        samples=samples,
+        achieved_power=achieved,
+        prompts=prompts,
+        requests=requests,
+        model_id=model_id,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=cost,
+        cost_note=note,
+    )
+
+
+def describe(result: Plan) -> str:
+    """The plan as text for a terminal (no markup)."""
+    return "\n".join(result.lines())
+
+
+def price(model_id: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for these tokens on ``model_id`` from LiteLLM's local price map; None if unpriced."""
+    if not model_id:
+        return None
+    # LiteLLM would otherwise fetch its price map from the network when imported.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # LiteLLM raises several kinds for an unmapped model; all mean "no price"
+        return None
+    return float(prompt_cost) + float(completion_cost)
+
+
+def _prompt_count(baseline: BaselineSnapshot) -> int:
+    run = baseline.run_result
+    if run.prompts:
+        return len(run.prompts)
+    return len({r.prompt_id for r in run.llm_responses} | {r.prompt_id for r in run.probe_results})
+
+
+def _tokens_per_request(baseline: BaselineSnapshot) -> tuple[float, float] | None:
+    """Mean (input, output) tokens over the baseline's successful responses that report them."""
+    counted = [
+        (r.prompt_tokens or 0, r.completion_tokens or 0)
+        for r in baseline.run_result.llm_responses
+        if r.error is None and (r.prompt_tokens is not None or r.completion_tokens is not None)
+    ]
+    if not counted:
+        return None
+    return (
+        sum(p for p, _ in counted) / len(counted),
+        sum(c for _, c in counted) / len(counted),
+    )

@@ -1,0 +1,255 @@
+"""Decision rules: is a (probe, prompt) pair a regression, an improvement, stable or inconclusive?
+
+* :func:`decide_single` — the documented threshold rule, for runs with one sample per prompt.
+* :func:`decide_multi` — significance + minimum effect for pairs with two or more measured samples
+  on both sides; any other pair in the same comparison falls back to the threshold rule.
+* :func:`evidence` — the one-line wording reports use for a pair ("9/10 → 3/10, p = 0.003
+  (adjusted)").
+
+The statistics live in :mod:`promptcanary.core.verdict.stats` and are imported only when a pair is tested,
+so single-sample comparisons never load scipy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from promptcanary.core.comparator import Side
+    from promptcanary.core.models import ProbeComparison
+
+# Scores are floats built by division; keep a drop of exactly the threshold on the documented side.
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision for one pair."""
+
+    regression: bool = False
+    improvement: bool = False
+    inconclusive: bool = False
+    inconclusive_reason: str | None = None
+    method: str = "threshold"
+    p_value: float | None = None
+    p_adjusted: float | None = None
+
+
+def inconclusive_reason(baseline: Side, current: Side) -> str | None:
+    """Why a pair cannot be judged (a side exists but every sample errored), else None."""
+    for label, side in (("current run", current), ("baseline", baseline)):
+        if side.present and side.n == 0:
+            first = side.results[0].details
+            return f"every {label} sample errored: {first}"
+    return None
+
+
+def decide_single(
+    pairs: Sequence[tuple[Side, Side]],
+    *,
+    regression_threshold: float,
+    improvement_threshold: float,
+    alpha: float = 0.05,
+    min_effect: float = 0.1,
+) -> list[Verdict]:
+    """The documented rule: a regression is a drop of at least ``regression_threshold`` that ends
+    failing; an improvement is a gain of at least ``improvement_threshold`` that ends passing."""
+    verdicts = []
+    for b, c in pairs:
+        reason = inconclusive_reason(b, c)
+        if reason:
+            verdicts.append(Verdict(inconclusive=True, inconclusive_reason=reason))
+            continue
+        delta = c.mean - b.mean
+        regression = not c.passed and delta <= -regression_threshold + _EPS
+        improvement = c.passed and delta >= improvement_threshold - _EPS
+        verdicts.append(Verdict(regression=regression, improvement=improvement))
+    return verdicts
+
+
+def decide_multi(
+    pairs: Sequence[tuple[Side, Side]],
+    *,
+    regression_threshold: float,
+    improvement_threshold: float,
+    alpha: float = 0.05,
+    min_effect: float = 0.1,
+) -> list[Verdict]:
+    """The multi-sample rule, pair by pair; pairs it cannot test get the documented rule.
+
+    A pair with at least two measured samples on both sides is *tested*: a regression needs a
+    significant drop (one-sided test, Benjamini–Hochberg adjusted at ``alpha`` across the tested
+    pairs that could reach significance at all, see below) that is also large: pass rate or mean
+    score down by at least ``min_effect``. Improvements mirror it. Which test: Fisher's exact on
+    the pass counts when the pass rate moved at least as much as the mean score (always so for
+    pass/fail probes), Mann–Whitney U on the scores when the scores moved more (scores shifting
+    within passes); see :func:`choose_test`.
+
+    The correction is discreteness-aware (see
+    :func:`~promptcanary.core.verdict.stats.tarone_bh_adjust`): a pair whose pooled samples make a small
+    p-value impossible (9/10 vs 10/10 can never go below 0.5) is left out of the count, gets
+    ``p_adjusted = 1.0`` and is never flagged; its raw ``p_value`` is kept.
+
+    Pairs with an errored side are inconclusive; pairs with fewer than two measured samples on a
+    side (or a side missing) are judged by :func:`decide_single`, with ``method="threshold"``.
+    """
+    verdicts: list[Verdict | None] = [None] * len(pairs)
+    untested: list[int] = []
+    tested: list[tuple[int, _Test]] = []
+    for i, (b, c) in enumerate(pairs):
+        reason = inconclusive_reason(b, c)
+        if reason:
+            verdicts[i] = Verdict(inconclusive=True, inconclusive_reason=reason)
+        elif b.n >= 2 and c.n >= 2:
+            tested.append((i, choose_test(b, c)))
+        else:
+            untested.append(i)
+
+    if untested:
+        singles = decide_single(
+            [pairs[i] for i in untested],
+            regression_threshold=regression_threshold,
+            improvement_threshold=improvement_threshold,
+        )
+        for i, verdict in zip(untested, singles):
+            verdicts[i] = verdict
+
+    if tested:
+        from promptcanary.core.verdict.stats import tarone_bh_adjust
+
+        raw = [test.p_value() for _, test in tested]
+        floors = [test.min_p() for _, test in tested]
+        adjusted = tarone_bh_adjust(raw, floors, alpha=alpha)
+        for (i, test), p, p_adj in zip(tested, raw, adjusted):
+            significant = p_adj <= alpha
+            large = abs(test.effect) >= min_effect - _EPS
+            verdicts[i] = Verdict(
+                regression=significant and large and test.effect > 0,
+                improvement=significant and large and test.effect < 0,
+                method=test.method,
+                p_value=p,
+                p_adjusted=p_adj,
+            )
+    return [v if v is not None else Verdict() for v in verdicts]
+
+
+@dataclass(frozen=True)
+class _Test:
+    """The test chosen for one pair. ``effect`` > 0 is a drop (baseline better)."""
+
+    method: str
+    effect: float
+    b_pass: int
+    b_n: int
+    c_pass: int
+    c_n: int
+    b_scores: tuple[float, ...]
+    c_scores: tuple[float, ...]
+    #: Both sides' scores pooled (sorted) when some score is not just its pass/fail as 1/0, so
+    #: that another split of the same samples could have picked Mann–Whitney; else empty.
+    pooled_scores: tuple[float, ...] = ()
+
+    def p_value(self) -> float:
+        """One-sided p-value in the direction the data moved (1.0 when nothing moved)."""
+        if abs(self.effect) < _EPS:
+            return 1.0
+        from promptcanary.core.verdict import stats
+
+        direction: stats.Direction = "drop" if self.effect > 0 else "gain"
+        if self.method == FISHER:
+            return stats.fisher_p(self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction)
+        return stats.mann_whitney_p(self.b_scores, self.c_scores, direction=direction)
+
+    def min_p(self) -> float:
+        """The smallest p-value this pair could have given with the same samples pooled.
+
+        Depends on the pooled samples only, never on how they split between the sides: that is
+        what keeps the selection of testable pairs valid. The test and the direction are chosen from the
+        split, so the floor is the smallest over both directions and, when scores are not plain
+        pass/fail, over both tests.
+        """
+        from promptcanary.core.verdict import stats
+
+        floor = stats.fisher_min_p(self.b_pass + self.c_pass, self.b_n, self.c_n)
+        if self.pooled_scores:
+            floor = min(floor, stats.mann_whitney_min_p(self.pooled_scores, self.b_n))
+        return floor
+
+
+#: ``method`` values of a tested pair.
+FISHER = "fisher"
+MANN_WHITNEY = "mann_whitney"
+THRESHOLD = "threshold"
+
+
+def choose_test(baseline: Side, current: Side) -> _Test:
+    """Pick the test for a pair from which measure moved more.
+
+    Pass-rate change ``b_rate - c_rate`` against mean-score change ``b_mean - c_mean``: Fisher's
+    exact test when the pass rate moved at least as much (ties go to Fisher: for pass/fail probes
+    the two are equal), Mann–Whitney U on the scores otherwise. The effect kept is the one of the
+    chosen measure; its sign says which way the one-sided test looks.
+    """
+    b_rate = baseline.passes / baseline.n
+    c_rate = current.passes / current.n
+    d_pass = b_rate - c_rate
+    d_score = baseline.mean - current.mean
+    use_scores = abs(d_score) > abs(d_pass) + _EPS
+    plain = _pass_fail_scores(baseline) and _pass_fail_scores(current)
+    return _Test(
+        method=MANN_WHITNEY if use_scores else FISHER,
+        effect=d_score if use_scores else d_pass,
+        b_pass=baseline.passes,
+        b_n=baseline.n,
+        c_pass=current.passes,
+        c_n=current.n,
+        b_scores=tuple(baseline.scores) if use_scores else (),
+        c_scores=tuple(current.scores) if use_scores else (),
+        pooled_scores=() if plain else tuple(sorted(baseline.scores + current.scores)),
+    )
+
+
+def _pass_fail_scores(side: Side) -> bool:
+    """Every score is 1.0 for a pass and 0.0 for a fail: then mean and pass rate move together
+    for any split of the samples, and Fisher's test always decides."""
+    return all(r.score == (1.0 if r.passed else 0.0) for r in side.measured)
+
+
+# ── Wording for reports ──────────────────────────────────────────────────────────────────────
+
+METHOD_LABELS = {
+    FISHER: "Fisher's exact test (pass counts)",
+    MANN_WHITNEY: "Mann–Whitney U (scores)",
+    THRESHOLD: "single-sample threshold rule",
+}
+
+
+def method_label(method: str) -> str:
+    """Human name of a ``ProbeComparison.method`` value."""
+    return METHOD_LABELS.get(method, method)
+
+
+def format_p(p: float) -> str:
+    """``p = 0.003``, or ``p < 0.001`` for very small values."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def evidence(comparison: ProbeComparison) -> str:
+    """One line of evidence for a pair, as reports show it.
+
+    Tested pairs: ``9/10 → 3/10, p = 0.003 (adjusted)`` (pass counts, then the
+    Benjamini–Hochberg adjusted p-value), with the mean scores added when Mann–Whitney decided.
+    Single-sample pairs: ``score 1.00 → 0.00 (single sample)``.
+    """
+    c = comparison
+    if c.method in (FISHER, MANN_WHITNEY) and c.p_adjusted is not None:
+        text = (
+            f"{c.baseline_pass_count}/{c.baseline_samples} → "
+            f"{c.current_pass_count}/{c.current_samples}"
+        )
+        if c.method == MANN_WHITNEY:
+            text += f", mean {c.baseline_score:.2f} → {c.current_score:.2f}"
+        return f"{text}, {format_p(c.p_adjusted)} (adjusted)"
+    return f"score {c.baseline_score:.2f} → {c.current_score:.2f} (single sample)"

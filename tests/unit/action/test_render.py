@@ -1,0 +1,131 @@
+"""The Action's own Markdown: markers, size caps, and the promotion body against a golden file."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from promptcanary.action import render
+from promptcanary.core.models import (
+    BaselineSnapshot,
+    CanaryPrompt,
+    CanaryRunResult,
+    LLMResponse,
+    ProbeCategory,
+    ProbeResult,
+    ProviderConfig,
+)
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "action_promoted.md"
+WHERE = render.Where(
+    run_url="https://github.test/o/r/actions/runs/7", promote_label="promptcanary:promote"
+)
+
+
+def snapshot(suite: str = "support-bot", model: str = "openai/fake") -> BaselineSnapshot:
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    provider = ProviderConfig(model_id=model)
+    run = CanaryRunResult(
+        run_id="run-1",
+        suite_name=suite,
+        provider=provider,
+        started_at=when,
+        finished_at=when,
+        prompts=[CanaryPrompt(id="p1", text="hi")],
+        llm_responses=[LLMResponse(prompt_id="p1", provider_model_id=model, content="hello")],
+        probe_results=[
+            ProbeResult(
+                probe_id="k",
+                probe_name="K",
+                category=ProbeCategory.FORMAT,
+                prompt_id="p1",
+                passed=True,
+                score=1.0,
+            )
+        ],
+    )
+    return BaselineSnapshot(
+        snapshot_id="0123abcd-0000-0000-0000-000000000000",
+        suite_name=suite,
+        provider=provider,
+        run_result=run,
+        created_at=when,
+    )
+
+
+def test_promoted_first_baseline_matches_the_golden_file() -> None:
+    body = render.promoted_markdown(
+        snapshot=snapshot(),
+        baseline_path="baselines/support-bot__openai-fake__20260102T030405000000Z_0123abcd.json",
+        commit_url="https://github.test/o/r/commit/abc123",
+        branch="feature/x",
+        previous=None,
+        change=None,
+        committed=True,
+        where=WHERE,
+    )
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(body, encoding="utf-8")
+    assert body == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_a_failed_commit_says_so_instead_of_claiming_success() -> None:
+    body = render.promoted_markdown(
+        snapshot=snapshot(),
+        baseline_path="baselines/x.json",
+        commit_url=None,
+        branch="b",
+        previous=snapshot(),
+        change=None,
+        change_summary="No drift.",
+        committed=False,
+        where=WHERE,
+    )
+    assert "committing it failed" in body and "committed to" not in body
+    assert "Changes against the previous baseline" in body
+
+
+def test_hostile_suite_and_model_names_stay_inert() -> None:
+    body = render.promoted_markdown(
+        snapshot=snapshot(suite="x` @team <img src=x> #1 -->", model="m\n::error::x"),
+        baseline_path="b.json",
+        commit_url="javascript:alert(1)",
+        branch="b",
+        previous=None,
+        change=None,
+        committed=True,
+        where=WHERE,
+    )
+    marker, rest = body.split("\n", 1)
+    assert marker.startswith("<!-- promptcanary: ") and marker.count("-->") == 1
+    assert "javascript:" not in body  # not a link target
+    assert "\n::error::" not in body
+    for line in rest.splitlines():
+        # Untrusted names only appear inside code spans.
+        if "@team" in line:
+            assert "``x` @team <img src=x> #1 -->``" in line
+
+
+def test_fit_body_cuts_to_the_limit_and_closes_open_blocks() -> None:
+    body = "<!-- m -->\n<details><summary>s</summary>\n\n```text\n" + "x\n" * 50_000
+    fitted = render.fit_body(body, WHERE)
+    assert len(fitted) <= render.GITHUB_BODY_LIMIT
+    assert fitted.startswith("<!-- m -->")
+    assert fitted.count("```") % 2 == 0 and fitted.count("</details>") == 1
+    assert "Cut to fit GitHub's 65,536-character limit" in fitted
+    assert "[workflow run](https://github.test/o/r/actions/runs/7)" in fitted
+    assert render.fit_body("short", WHERE) == "short"
+
+
+def test_markers_are_per_suite_and_model_and_added_once() -> None:
+    a = render.comment_marker("s", "openai/gpt-4o")
+    assert a != render.comment_marker("s", "openai/gpt-4o-mini")
+    assert a != render.watch_marker("s", "openai/gpt-4o")
+    assert render.with_marker(a, f"{a}\nbody") == f"{a}\nbody"
+    assert render.with_marker(a, "body") == f"{a}\nbody"
+
+
+def test_skipped_markdown_has_no_marker_unless_asked() -> None:
+    assert render.skipped_markdown("why", WHERE).startswith("## 🐤 PromptCanary: skipped")
+    assert render.skipped_markdown("why", WHERE, marker="<!-- m -->").startswith("<!-- m -->\n")

@@ -1,0 +1,126 @@
+"""Inputs → ActionConfig, and the runner's context."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptcanary.action.settings import INPUT_DEFAULTS, load_config, load_context, read_input
+from promptcanary.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def env(tmp_path: Path, **inputs: str) -> dict[str, str]:
+    values = {"GITHUB_WORKSPACE": str(tmp_path)}
+    values.update({f"INPUT_{k.replace('-', '_').upper()}": v for k, v in inputs.items()})
+    return values
+
+
+def test_defaults_resolve_against_the_workspace(tmp_path: Path) -> None:
+    config = load_config(env(tmp_path))
+    assert config.config_path == tmp_path / "canary.yaml"
+    assert config.baseline_dir == tmp_path / "baselines"
+    assert config.fail_on_severity == "medium" and config.mode == "auto"
+    assert config.comment is True and config.fail_on_inconclusive is False
+    assert config.promote_label == "promptcanary:promote"
+    assert config.provider is None and config.replay_path is None
+    assert config.regression_threshold is None and config.concurrency is None
+
+
+def test_working_directory_moves_every_relative_path(tmp_path: Path) -> None:
+    config = load_config(env(tmp_path, **{"working-directory": "llm", "replay": "run.json"}))
+    assert config.config_path == tmp_path / "llm" / "canary.yaml"
+    assert config.baseline_dir == tmp_path / "llm" / "baselines"
+    assert config.replay_path == tmp_path / "llm" / "run.json"
+
+
+def test_the_runners_dashed_form_is_read_when_the_snake_form_is_absent(tmp_path: Path) -> None:
+    values = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "INPUT_FAIL-ON-SEVERITY": "HIGH",
+        "INPUT_MAX-TOKENS": "64",
+    }
+    config = load_config(values)
+    assert config.fail_on_severity == "high" and config.max_tokens == 64
+    # The snake form (action.yml's runs.env) wins when both are set.
+    values["INPUT_FAIL_ON_SEVERITY"] = "low"
+    assert load_config(values).fail_on_severity == "low"
+    # Empty values fall back to the default, as an unset input would.
+    assert read_input({"INPUT_MODE": "  "}, "mode") == "auto"
+
+
+def test_token_is_kept_out_of_repr(tmp_path: Path) -> None:
+    config = load_config(env(tmp_path, **{"github-token": "ghs_supersecret1234567890"}))
+    assert config.github_token == "ghs_supersecret1234567890"
+    assert "ghs_supersecret" not in repr(config)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("fail-on-severity", "severe", "one of 'low', 'medium', 'high', 'critical', 'never'"),
+        ("mode", "sometimes", "one of 'auto', 'check', 'promote', 'watch'"),
+        ("comment", "yes", "boolean value 'true' or 'false'"),
+        ("fail-on-inconclusive", "1", "boolean value 'true' or 'false'"),
+        ("regression-threshold", "1.5", "a number from 0 to 1"),
+        ("improvement-threshold", "nan", "a number from 0 to 1"),
+        ("temperature", "hot", "a number from 0 to 2"),
+        ("concurrency", "0", "a whole number from 1 to 512"),
+        ("samples", "0", "a whole number from 1 to 1000"),
+        ("max-tokens", "1.5", "a whole number from 1 to 1000000"),
+        ("seed", "abc", "a whole number"),
+        ("promote-label", "x" * 51, "a label name of at most 50 characters"),
+    ],
+)
+def test_bad_values_name_the_input_and_the_allowed_values(
+    tmp_path: Path, name: str, value: str, expected: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(env(tmp_path, **{name: value}))
+    message = str(info.value)
+    assert f"'{name}' input must be {expected}" in message
+    assert repr(value) in message
+    assert info.value.field == f"with.{name}"
+
+
+def test_every_declared_input_has_a_default_here_and_a_runs_env_mapping() -> None:
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert set(action["inputs"]) == set(INPUT_DEFAULTS)
+    for name, spec in action["inputs"].items():
+        key = "INPUT_" + name.replace("-", "_").upper()
+        assert action["runs"]["env"][key] == f"${{{{ inputs.{name} }}}}"
+        if name != "github-token":
+            assert str(spec.get("default", "")) == INPUT_DEFAULTS[name], name
+
+
+def test_context_reads_the_event_payload_and_builds_the_run_url(tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7}}), encoding="utf-8")
+    context = load_context(
+        {
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_RUN_ID": "99",
+            "GITHUB_SERVER_URL": "https://ghe.test/",
+            "GITHUB_API_URL": "https://ghe.test/api/v3/",
+            "GITHUB_REF": "refs/heads/feature/x",
+            "GITHUB_WORKSPACE": str(tmp_path),
+        }
+    )
+    assert context.pull_request == {"number": 7}
+    assert context.run_url == "https://ghe.test/o/r/actions/runs/99"
+    assert context.api_url == "https://ghe.test/api/v3"
+    assert context.branch == "feature/x"
+
+
+def test_unreadable_event_payload_is_a_config_error(tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigError, match="cannot read the event payload"):
+        load_context({"GITHUB_EVENT_PATH": str(event)})

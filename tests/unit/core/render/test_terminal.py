@@ -1,0 +1,88 @@
+"""Terminal drift report: goldens at 100 and 60 columns, no TTY, quiet."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from promptcanary.core.reporter import DriftReporter, print_run_terminal
+from tests.unit.core.render.samples import (
+    assert_golden,
+    drift_report,
+    plain_console,
+    run_result,
+    sampled_report,
+)
+
+
+def _render(report, width: int, **kwargs) -> str:
+    console = plain_console(width)
+    DriftReporter(report).print_terminal(console, **kwargs)
+    return console.file.getvalue()
+
+
+@pytest.mark.parametrize("width", [100, 60])
+def test_golden_terminal(width: int) -> None:
+    assert_golden(f"terminal_mixed_{width}.txt", _render(drift_report(), width))
+
+
+@pytest.mark.parametrize("width", [120, 100])
+def test_golden_terminal_sampled(width: int) -> None:
+    # 120 columns: a table with an evidence column; 100: stacked blocks.
+    assert_golden(f"terminal_sampled_{width}.txt", _render(sampled_report(), width))
+
+
+@pytest.mark.parametrize("width", [120, 100, 60])
+def test_no_line_is_wider_than_the_terminal(width: int) -> None:
+    out = _render(sampled_report(), width)
+    assert max(len(line) for line in out.splitlines()) <= width
+
+
+def test_narrow_terminal_stacks_pairs_instead_of_a_table() -> None:
+    out = _render(sampled_report(), 60)
+    assert "1. Keyword Presence (format) 0.90 → 0.30 −0.60" in out
+    assert "evidence: 9/10 → 3/10, p = 0.003 (adjusted) ·" in out
+
+
+def test_without_a_tty_there_are_no_escape_sequences() -> None:
+    buf = io.StringIO()
+    # What rich picks by itself for a non-terminal file.
+    console = Console(file=buf, width=100)
+    DriftReporter(drift_report()).print_terminal(console)
+    out = buf.getvalue()
+    assert "\x1b" not in out
+    assert "CRITICAL drift" in out
+
+
+def test_colour_on_a_terminal() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, force_terminal=True, color_system="standard")
+    DriftReporter(drift_report()).print_terminal(console)
+    assert "\x1b[" in buf.getvalue()
+
+
+def test_quiet_prints_only_the_summary() -> None:
+    report = drift_report()
+    out = _render(report, 100, quiet=True)
+    assert out == report.summary + "\n"
+
+
+def test_inconclusive_terminal_wording() -> None:
+    out = _render(drift_report(error_rate=0.5), 100)
+    assert "could not be measured — not evidence of drift" in out
+    assert "Inconclusive" in out
+
+
+def test_run_terminal_and_quiet() -> None:
+    run = run_result()
+    console = plain_console(200)
+    print_run_terminal(run, console)
+    out = console.file.getvalue()
+    assert "1 of 3 pairs failing, 1 request errored." in out
+    assert "HTTP 500 from provider" in out
+    assert "promptcanary:promote" in out
+    console = plain_console(100)
+    print_run_terminal(run, console, quiet=True)
+    assert console.file.getvalue().count("\n") == 1
