@@ -37,7 +37,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
-from promptcanary.core.verdict.rules import FISHER, MANN_WHITNEY
+from promptcanary.core.models.drift import FISHER, MANN_WHITNEY
 
 PROMPTS = 20
 NOISE_RATE = 0.9

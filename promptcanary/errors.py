@@ -12,8 +12,15 @@
     │   └── CorruptBaselineError      a baseline file is not valid                           (exit 2)
     └── GitHubError                   the GitHub API refused or failed                       (exit 1)
 
-Exit codes live in one place, :data:`EXIT_CODES`, and the CLI and the Action both use
-:func:`exit_code_for`. Messages never contain secrets: use :func:`redact` on anything that came from
+Exit codes live in one place — the ``EXIT_*`` constants and :data:`EXIT_CODES` below — and the
+CLI and the Action both use :func:`exit_code_for`:
+
+    0  ok: no drift at or over the threshold
+    1  drift at or over the threshold (``--fail-on-severity`` / ``fail-on-severity``)
+    2  usage, configuration or input error
+    3  could not measure: inconclusive run, provider down, no baseline
+    4  a bug in PromptCanary (an exception it did not raise on purpose)
+ Messages never contain secrets: use :func:`redact` on anything that came from
 a provider before putting it into an error.
 """
 
@@ -32,6 +39,8 @@ EXIT_DRIFT = 1
 EXIT_USAGE = 2
 #: Exit code: could not measure (auth failure, every prompt errored, no baseline, too many errors).
 EXIT_INCONCLUSIVE = 3
+#: Exit code: a bug in PromptCanary itself (an exception it did not raise on purpose).
+EXIT_INTERNAL = 4
 
 
 class PromptCanaryError(Exception):
@@ -192,6 +201,26 @@ def exit_code_for(exc: BaseException) -> int:
     if isinstance(exc, PromptCanaryError):
         return exc.exit_code
     return EXIT_USAGE
+
+
+def validation_parts(exc: Exception) -> tuple[tuple[str, ...], str, object]:
+    """(location, message, offending input) of a pydantic ``ValidationError``'s first error.
+
+    Duck-typed (``exc.errors()``) so this module never imports pydantic.
+    """
+    errors = getattr(exc, "errors", None)
+    if not callable(errors) or not errors():
+        return (), str(exc), None
+    first = errors()[0]
+    loc = tuple(str(p) for p in first.get("loc", ()))
+    return loc, str(first.get("msg", "")).removeprefix("Value error, "), first.get("input")
+
+
+def validation_message(exc: Exception, *, with_input: bool = False) -> str:
+    """One line for a pydantic ``ValidationError``: ``field 'a.b': message [(got value)]``."""
+    loc, msg, value = validation_parts(exc)
+    text = f"field '{'.'.join(loc) or '(top level)'}': {msg}"
+    return text + (f" (got {value!r})" if with_input else "")
 
 
 def _locate(message: str, *, file: str | None, line: int | None, field: str | None) -> str:

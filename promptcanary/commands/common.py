@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.errors import ConfigError, InputError
+from promptcanary.errors import InputError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from promptcanary.core.models import CanaryRunResult, DriftReport
     from promptcanary.core.suite import CanarySuite
+    from promptcanary.pipeline import Overrides
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -45,33 +46,6 @@ def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path
     return Path("baselines")
 
 
-def resolve_model(provider: str | None, suite: CanarySuite | None, *, replay: Path | None) -> str:
-    """The model to call: -p, else `provider:` in canary.yaml (a replay brings its own)."""
-    if provider:
-        return provider
-    if suite is not None and suite.settings.provider:
-        return suite.settings.provider
-    if replay is not None:
-        return ""
-    raise ConfigError(
-        "no model given",
-        field="--provider",
-        hint="Pass -p/--provider (e.g. -p openai/gpt-4o-mini) or set `provider:` in canary.yaml.",
-    )
-
-
-def make_provider(model: str, *, api_base: str | None, replay: Path | None) -> BaseLLMProvider:
-    """A ReplayProvider for --replay, else a LiteLLMProvider (LiteLLM is imported only on call)."""
-    if replay is not None:
-        from promptcanary.providers.replay import ReplayProvider
-
-        return ReplayProvider(load_run(replay))
-    from promptcanary.providers.litellm import LiteLLMProvider
-
-    extra: dict[str, Any] = {"api_base": api_base} if api_base else {}
-    return LiteLLMProvider(model, **extra)
-
-
 def read_json(path: Path, what: str) -> Any:
     if not path.exists():
         raise InputError(f"{path}: {what} not found")
@@ -82,38 +56,10 @@ def read_json(path: Path, what: str) -> Any:
 
 
 def load_run(path: Path) -> CanaryRunResult:
-    """Load a saved run JSON (written by `run -o`), with a clear error if it is not one.
+    """A saved run (or the run inside a baseline file); see :func:`promptcanary.pipeline.load_run`."""
+    from promptcanary.pipeline import load_run as _load
 
-    A baseline file holds a run too and is accepted.
-    """
-    from pydantic import ValidationError
-
-    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-
-    if not path.exists():
-        raise InputError(f"{path}: run file not found")
-    raw = path.read_bytes()
-    try:
-        return CanaryRunResult.model_validate_json(raw)
-    except ValidationError:
-        pass
-    try:
-        return BaselineSnapshot.model_validate_json(raw).run_result
-    except ValidationError:
-        pass
-    data = read_json(path, "run file")  # slow path: only to explain what is wrong
-    if isinstance(data, dict) and "run_result" in data:
-        data = data["run_result"]
-    try:
-        CanaryRunResult.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise InputError(
-            f"{path}: not a PromptCanary run: field '{loc}': {err['msg']}",
-            hint="Pass a file written by `promptcanary run -o run.json`.",
-        ) from exc
-    raise InputError(f"{path}: not a PromptCanary run")
+    return _load(path)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -171,20 +117,34 @@ class RunFlags:
     no_progress: bool = False
     quiet: bool = False
 
+    def overrides(self, **thresholds: float | None) -> Overrides:
+        """The flags that change the run (and, for compare, the thresholds) as one value."""
+        from promptcanary.pipeline import Overrides
 
-def execute_run(suite: CanarySuite, provider: BaseLLMProvider, flags: RunFlags) -> CanaryRunResult:
-    """Run ``suite`` with the command-line overrides, showing progress unless told not to."""
-    samples = flags.samples
-    if samples is None and flags.replay is not None:
-        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
-    return suite.run(
-        provider,
-        temperature=flags.temperature,
-        max_tokens=flags.max_tokens,
-        seed=flags.seed,
-        concurrency=flags.concurrency,
-        samples=samples,
-        max_cost_usd=flags.max_cost,
-        show_progress=False,
-        progress=progress_callback(not flags.no_progress and not flags.quiet),
-    )
+        return Overrides(
+            model=self.provider,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            seed=self.seed,
+            samples=self.samples,
+            concurrency=self.concurrency,
+            max_cost_usd=self.max_cost,
+            api_base=self.api_base,
+            replay=self.replay,
+            **thresholds,
+        )
+
+
+def measure(
+    suite: CanarySuite,
+    flags: RunFlags,
+    overrides: Overrides,
+    provider: BaseLLMProvider | None = None,
+) -> CanaryRunResult:
+    """Run ``suite`` through the pipeline (building the provider unless given), with progress."""
+    from promptcanary import pipeline
+
+    if provider is None:
+        provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
+    show = not flags.no_progress and not flags.quiet
+    return pipeline.measure(suite, provider, overrides, progress=progress_callback(show))

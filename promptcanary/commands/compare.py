@@ -9,27 +9,18 @@ from typing import TYPE_CHECKING
 from promptcanary.commands.common import (
     RunFlags,
     default_baseline_dir,
-    execute_run,
     load_run,
     load_suite,
-    make_provider,
-    resolve_model,
+    measure,
     stdout_console,
     write_report_files,
     write_text,
 )
-from promptcanary.errors import (
-    EXIT_DRIFT,
-    EXIT_INCONCLUSIVE,
-    EXIT_OK,
-    ConfigError,
-)
+from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
     from promptcanary.storage.file import FileBaselineStore
-
-SEVERITIES = ("low", "medium", "high", "critical")
 
 
 @dataclass
@@ -51,11 +42,6 @@ class CompareArgs(RunFlags):
 
 
 def _check_args(args: CompareArgs) -> None:
-    if args.fail_on_severity is not None and args.fail_on_severity.lower() not in SEVERITIES:
-        raise ConfigError(
-            f"must be one of {', '.join(SEVERITIES)} (got {args.fail_on_severity!r})",
-            field="--fail-on-severity",
-        )
     if args.current is not None and (args.provider or args.replay):
         raise ConfigError(
             "--current compares a saved run; it cannot be combined with -p/--provider or --replay",
@@ -67,17 +53,27 @@ def _check_args(args: CompareArgs) -> None:
             field="--config",
             hint="Pass -c canary.yaml with -p MODEL to run the suite, or --current run.json.",
         )
-    for name in ("regression_threshold", "improvement_threshold", "min_effect", "max_error_rate"):
-        value = getattr(args, name)
-        if value is not None and not 0.0 <= value <= 1.0:
-            raise ConfigError(
-                f"must be between 0 and 1 (got {value})", field="--" + name.replace("_", "-")
-            )
 
 
 def compare_command(args: CompareArgs) -> int:
-    _check_args(args)
+    from promptcanary import pipeline
     from promptcanary.core.config import SuiteSettings, load_header
+
+    _check_args(args)
+    try:
+        policy = pipeline.GatePolicy(
+            fail_on_severity=args.fail_on_severity, fail_on_drift=args.fail_on_drift
+        )
+        overrides = args.overrides(
+            regression_threshold=args.regression_threshold,
+            improvement_threshold=args.improvement_threshold,
+            alpha=args.alpha,
+            min_effect=args.min_effect,
+            max_error_rate=args.max_error_rate,
+        )
+    except ConfigError as exc:  # name the flag, as the user typed it
+        flag = "--" + (exc.field or "").replace("_", "-")
+        raise ConfigError(exc.detail, field=flag, hint=exc.hint) from exc
 
     suite = None
     settings = SuiteSettings()
@@ -103,29 +99,16 @@ def compare_command(args: CompareArgs) -> int:
         snapshot = _baseline(args, store, current.suite_name, current.provider.model_id)
     else:
         assert suite is not None
-        model = resolve_model(args.provider, suite, replay=args.replay)
-        provider = make_provider(model, api_base=args.api_base, replay=args.replay)
+        provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
         snapshot = _baseline(args, store, suite.name, provider.config.model_id)
-        current = execute_run(suite, provider, args)
+        current = measure(suite, args, overrides, provider)
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))
 
-    from promptcanary.core.comparator import compare
-
-    def pick(value: float | None, default: float) -> float:
-        return default if value is None else value
-
-    report = compare(
-        snapshot,
-        current,
-        regression_threshold=pick(args.regression_threshold, settings.regression_threshold),
-        improvement_threshold=pick(args.improvement_threshold, settings.improvement_threshold),
-        alpha=pick(args.alpha, settings.alpha),
-        min_effect=pick(args.min_effect, settings.min_effect),
-        max_error_rate=pick(args.max_error_rate, settings.max_error_rate),
-    )
+    where = str(args.baseline) if args.baseline is not None else "the newest baseline"
+    report = pipeline.compare_with_settings(snapshot, current, settings, overrides, where=where)
 
     history = None
     if args.output_html and args.baseline is None:
@@ -140,7 +123,7 @@ def compare_command(args: CompareArgs) -> int:
     from promptcanary.core.reporter import DriftReporter
 
     DriftReporter(report).print_terminal(stdout_console(), quiet=args.quiet)
-    return gate(report, fail_on_drift=args.fail_on_drift, fail_on_severity=args.fail_on_severity)
+    return pipeline.gate(report, policy).exit_code
 
 
 def _baseline(
@@ -149,17 +132,3 @@ def _baseline(
     if args.baseline is not None:
         return store.load_from_path(args.baseline)
     return store.load_latest(suite_name, model_id)
-
-
-def gate(report: object, *, fail_on_drift: bool, fail_on_severity: str | None) -> int:
-    """Exit code for a drift report: 3 inconclusive, 1 at/over the threshold, else 0."""
-    from promptcanary.core.models import DriftReport
-
-    assert isinstance(report, DriftReport)
-    if report.is_inconclusive:
-        return EXIT_INCONCLUSIVE
-    if fail_on_severity is not None and report.severity.at_least(fail_on_severity.lower()):
-        return EXIT_DRIFT
-    if fail_on_drift and report.has_drift:
-        return EXIT_DRIFT
-    return EXIT_OK

@@ -8,14 +8,12 @@ import traceback
 from typing import Any
 
 from promptcanary.errors import (
+    EXIT_INTERNAL,
     EXIT_USAGE,
     PromptCanaryError,
     exit_code_for,
     redact,
 )
-
-#: Exit code for a bug in PromptCanary itself (an exception we did not raise on purpose).
-EXIT_INTERNAL = 4
 
 
 def print_error(exc: PromptCanaryError) -> None:

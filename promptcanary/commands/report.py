@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from promptcanary.commands.common import load_run, read_json, stdout_console, write_text
-from promptcanary.errors import EXIT_OK, ConfigError, InputError
+from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_message
 
 FORMATS = ("terminal", "markdown", "html", "json")
 
@@ -52,10 +52,8 @@ def _reporter_for(path: Path, data: Any) -> Any:
         try:
             return DriftReporter(DriftReport.model_validate(data))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
             raise InputError(
-                f"{path}: not a valid drift report: field '{loc}': {err['msg']}"
+                f"{path}: not a valid drift report: {validation_message(exc)}"
             ) from exc
     if isinstance(data, dict) and ("probe_results" in data or "run_result" in data):
         from promptcanary.core.reporter import RunReporter

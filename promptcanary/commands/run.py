@@ -8,10 +8,8 @@ from pathlib import Path
 from promptcanary.commands.common import (
     RunFlags,
     default_baseline_dir,
-    execute_run,
     load_suite,
-    make_provider,
-    resolve_model,
+    measure,
     stderr_console,
     stdout_console,
     write_text,
@@ -31,10 +29,11 @@ class RunArgs(RunFlags):
 
 
 def run_command(args: RunArgs) -> int:
+    from promptcanary import pipeline
+
     suite = load_suite(args.config)
-    model = resolve_model(args.provider, suite, replay=args.replay)
-    provider = make_provider(model, api_base=args.api_base, replay=args.replay)
-    run = execute_run(suite, provider, args)
+    overrides = args.overrides()
+    run = measure(suite, args, overrides)
 
     # The run is written before anything can fail, so a measured run is never lost.
     if args.output:
@@ -49,11 +48,11 @@ def run_command(args: RunArgs) -> int:
         reporter.to_html(args.output_html)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
-    unmeasurable = run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses))
+    unusable = pipeline.unusable_reason(run, overrides.error_limit(suite.settings))
     if args.save_baseline:
-        if unmeasurable or run.error_rate > suite.settings.max_error_rate:
+        if unusable:
             raise MeasurementError(
-                f"not saving a baseline: {run.aborted or f'{run.error_rate:.0%} of requests errored'}",
+                f"not saving a baseline: {unusable}",
                 hint="A baseline must be a run that measured the model. Fix the provider errors "
                 "shown above and run again.",
             )
@@ -65,11 +64,9 @@ def run_command(args: RunArgs) -> int:
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
         )
 
-    if run.aborted:
-        raise MeasurementError(f"the run stopped early: {run.aborted}")
-    if unmeasurable:
+    if run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses)):
         raise MeasurementError(
-            "the run measured nothing: every request errored",
+            unusable or "the run measured nothing",
             hint="Check the provider, its API key and --api-base.",
         )
     if args.fail_on_failure and run.failed_probes:

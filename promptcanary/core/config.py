@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from promptcanary.core.models import CanaryPrompt
-from promptcanary.errors import ConfigError
+from promptcanary.errors import ConfigError, validation_parts
 
 if TYPE_CHECKING:
     from promptcanary.core.probes.base import BaseProbe
@@ -130,10 +130,10 @@ def parse_settings(data: dict[str, Any]) -> SuiteSettings:
     try:
         return SuiteSettings.model_validate(values)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = str(err["loc"][0]) if err["loc"] else "?"
+        loc, msg, value = validation_parts(exc)
+        key = loc[0] if loc else "?"
         raise ConfigError(
-            f"{err['msg']} (got {err.get('input')!r})",
+            f"{msg} (got {value!r})",
             line=line_of(data, key),
             field=key,
         ) from exc
@@ -245,10 +245,10 @@ def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
         try:
             prompts.append(CanaryPrompt.model_validate(dict(item)))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            key = str(err["loc"][0]) if err["loc"] else "text"
+            loc, msg, _ = validation_parts(exc)
+            key = loc[0] if loc else "text"
             raise ConfigError(
-                err["msg"].removeprefix("Value error, "),
+                msg,
                 line=line_of(item, key) or line,
                 field=f"{where}.{key}",
             ) from exc

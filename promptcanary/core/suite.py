@@ -20,7 +20,7 @@ from promptcanary.core.probes.base import BaseProbe, params_digest
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
-    from promptcanary.core.run.runner import ProgressCallback, RunOptions
+    from promptcanary.core.run.options import ProgressCallback, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -236,7 +236,7 @@ class CanarySuite:
 
     def _options(self, **overrides: Any) -> RunOptions:
         """The suite's settings with every override that is not None applied."""
-        from promptcanary.core.run.runner import RunOptions
+        from promptcanary.core.run.options import RunOptions
 
         return RunOptions.from_settings(self.settings, **overrides)
 

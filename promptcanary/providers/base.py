@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import abc
 import asyncio
+from contextvars import ContextVar
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.errors import ProviderAuthError, ProviderError
 
-__all__ = ["BaseLLMProvider", "ProviderAuthError", "ProviderError"]
+__all__ = ["CURRENT_SAMPLE", "BaseLLMProvider", "ProviderAuthError", "ProviderError"]
+
+#: Sample index of the request being made. The run engine sets it around each call, so a provider
+#: that answers per sample (ReplayProvider) can read it without a change to :meth:`complete`.
+CURRENT_SAMPLE: ContextVar[int] = ContextVar("promptcanary_sample", default=0)
 
 
 class BaseLLMProvider(abc.ABC):

@@ -14,47 +14,14 @@ is recorded as errored (``error_type="replay_missing"``) with a reason; it is ne
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from promptcanary.core.models import CanaryPrompt, CanaryRunResult, LLMResponse
-from promptcanary.errors import InputError
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.base import CURRENT_SAMPLE, BaseLLMProvider
+from promptcanary.storage.runs import load_run
 
 __all__ = ["ReplayProvider", "load_run"]
-
-
-def load_run(path: str | Path) -> CanaryRunResult:
-    """Load a saved run from JSON: a run file (``-o run.json``) or a baseline snapshot.
-
-    Raises:
-        InputError: The file is missing, not JSON, or not a PromptCanary run.
-    """
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(
-            f"{p}: file not found", hint="Pass a run saved with `promptcanary run -o run.json`."
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read the file ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
-    if isinstance(data, dict) and isinstance(data.get("run_result"), dict):
-        data = data["run_result"]  # a baseline snapshot wraps the run it was made from
-    try:
-        return CanaryRunResult.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        raise InputError(
-            f"{p}: not a PromptCanary run: {where}: {err['msg']}",
-            hint="Pass a run saved with `promptcanary run -o run.json`, or a baseline file.",
-        ) from exc
 
 
 class ReplayProvider(BaseLLMProvider):
@@ -92,8 +59,6 @@ class ReplayProvider(BaseLLMProvider):
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
         """The saved response for ``prompt`` and the sample being run (see ``CURRENT_SAMPLE``)."""
-        from promptcanary.core.run.engine import CURRENT_SAMPLE
-
         return self.response_for(prompt, CURRENT_SAMPLE.get())
 
     async def acomplete(

@@ -21,7 +21,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptcanary.core.models import SCHEMA_VERSION, BaselineSnapshot, CanaryRunResult
-from promptcanary.errors import BaselineNotFoundError, CorruptBaselineError, StorageError
+from promptcanary.errors import (
+    BaselineNotFoundError,
+    CorruptBaselineError,
+    StorageError,
+    validation_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -290,10 +295,8 @@ def _explain_invalid(path: Path, raw: bytes) -> CorruptBaselineError:
     try:
         BaselineSnapshot.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
         return CorruptBaselineError(
-            f"{path}: not a valid baseline: field '{loc}': {err['msg']}", hint=hint
+            f"{path}: not a valid baseline: {validation_message(exc)}", hint=hint
         )
     return CorruptBaselineError(f"{path}: not a valid baseline", hint=hint)
 

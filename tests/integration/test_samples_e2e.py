@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from promptcanary import CanarySuite, FileBaselineStore, compare
-from promptcanary.core.verdict.rules import FISHER, evidence
+from promptcanary.core.models.drift import FISHER
+from promptcanary.core.render.wording import evidence
 from promptcanary.providers.litellm import LiteLLMProvider
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
 

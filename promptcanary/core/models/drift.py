@@ -39,6 +39,11 @@ class DriftSeverity(str, Enum):
 
 # ── Drift ────────────────────────────────────────────────────────────────────────────────────
 
+#: ``ProbeComparison.method`` values: which rule decided a pair.
+FISHER = "fisher"
+MANN_WHITNEY = "mann_whitney"
+THRESHOLD = "threshold"
+
 
 class ProbeComparison(BaseModel):
     """Side-by-side comparison of a single probe between baseline and current run."""

@@ -27,7 +27,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProbeSpec,
 )
-from promptcanary.errors import ProbeConfigError
+from promptcanary.errors import ProbeConfigError, validation_parts
 
 #: Registry of probe classes by their YAML ``type:`` name (== the class's ``probe_id``).
 _PROBE_REGISTRY: dict[str, type[BaseProbe]] = {}
@@ -257,10 +257,10 @@ def validate_probe_params(
     try:
         checked = model.model_validate({k: v for k, v in params.items() if k in fields})
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "?"
+        parts, msg, value = validation_parts(exc)
+        loc = ".".join(parts) or "?"
         raise ProbeConfigError(
-            f"probe '{label}' parameter '{loc}': {err['msg']} (got {err.get('input')!r})",
+            f"probe '{label}' parameter '{loc}': {msg} (got {value!r})",
             field=loc,
         ) from exc
     out = {k: getattr(checked, k) for k in params if k in fields}

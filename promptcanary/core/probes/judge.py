@@ -1,7 +1,7 @@
 """The ``llm_judge`` probe: a judge model grades the response against a rubric.
 
-The judge is called through LiteLLM (via :class:`~promptcanary.providers.litellm.LiteLLMProvider`,
-imported only when a judge is actually called) at temperature 0, and must answer with one JSON
+The judge is called through LiteLLM (the provider class :data:`JUDGE_PROVIDER` names, imported
+only when a judge is actually called) at temperature 0, and must answer with one JSON
 object ``{"score": 0..1, "reason": "..."}``. Anything else — a network error, a refused key, a
 verdict that is not that object — makes the result *errored*: the judge failed, not the model
 under test, so it is never counted as a failure or a regression. The judge call's cost is put on
@@ -13,18 +13,22 @@ takes the *name* of an environment variable that holds it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import excerpt, strip_code_fences
 from promptcanary.core.probes.base import BaseProbe, register_probe
 from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ProviderError, redact
+
+if TYPE_CHECKING:
+    from promptcanary.providers.base import BaseLLMProvider
 
 #: Longest part of the response under test sent to the judge (keeps judge calls bounded).
 MAX_RESPONSE_CHARS = 20_000
@@ -73,6 +77,19 @@ def parse_verdict(text: str) -> tuple[float, str]:
     if not isinstance(reason, str):
         raise VerdictError("'reason' must be a string")
     return float(score), reason
+
+
+#: The provider class judges are called through, as ``module:Class``. Named, not imported: the
+#: domain depends only on the provider interface, and litellm (seconds to import) loads only when
+#: a judge is actually called. Point it at another :class:`BaseLLMProvider` to judge elsewhere.
+JUDGE_PROVIDER = "promptcanary.providers.litellm:LiteLLMProvider"
+
+
+def judge_provider(model: str, **params: Any) -> BaseLLMProvider:
+    """A provider for the judge ``model``, of the class :data:`JUDGE_PROVIDER` names."""
+    module, _, name = JUDGE_PROVIDER.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    return cast("BaseLLMProvider", cls(model, **params))
 
 
 @register_probe
@@ -169,10 +186,7 @@ class LlmJudgeProbe(BaseProbe):
         )
 
     def _call(self, prompt: CanaryPrompt, response: LLMResponse, extra: dict[str, Any]) -> Any:
-        # Imported here: litellm costs seconds to import and only judge probes need it.
-        from promptcanary.providers.litellm import LiteLLMProvider
-
-        judge = LiteLLMProvider(
+        judge = judge_provider(
             self.model, temperature=0.0, max_tokens=self.max_tokens, seed=None, **extra
         )
         question = CanaryPrompt(id=f"judge-{prompt.id}", text=self.judge_message(prompt, response))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from promptcanary.core.models import DriftSeverity, ProbeComparison, UsageSummary
-from promptcanary.core.verdict import rules as decision
+from promptcanary.core.render import wording
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
 SEVERITY_ICONS = {
@@ -39,23 +39,17 @@ def delta(value: float) -> str:
     return f"+{value:.2f}" if value > 0 else f"−{abs(value):.2f}"
 
 
-def method_label(method: str) -> str:
-    """Readable name of a decision method (the comparator's own wording)."""
-    return decision.method_label(method)
-
-
-#: Short method names for table cells.
-METHOD_SHORT = {decision.FISHER: "Fisher", decision.MANN_WHITNEY: "Mann–Whitney"}
+method_label = wording.method_label
 
 
 def evidence(c: ProbeComparison, *, method: bool = True) -> str:
     """What the verdict rests on: ``9/10 → 3/10, p = 0.003 (adjusted), Fisher``.
 
-    The wording is the comparator's (:func:`promptcanary.core.verdict.rules.evidence`); ``method``
+    The wording is :func:`promptcanary.core.render.wording.evidence`; ``method``
     adds the test's short name for tested pairs.
     """
-    text = decision.evidence(c)
-    short = METHOD_SHORT.get(c.method)
+    text = wording.evidence(c)
+    short = wording.METHOD_SHORT.get(c.method)
     return f"{text}, {short}" if method and short and c.p_adjusted is not None else text
 
 

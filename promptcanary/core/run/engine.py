@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -27,16 +26,14 @@ from promptcanary.core.models import (
 from promptcanary.core.run.limiter import AIMDLimiter, Ticket
 from promptcanary.core.run.retry import error_type_for
 from promptcanary.errors import ProviderError, redact
+from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
-    from promptcanary.core.run.runner import ProgressCallback, RunOptions
+    from promptcanary.core.run.options import ProgressCallback, RunOptions
     from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
 
 log = logging.getLogger("promptcanary.runner")
-
-#: Sample index of the request being made, readable by providers (ReplayProvider uses it).
-CURRENT_SAMPLE: ContextVar[int] = ContextVar("promptcanary_sample", default=0)
 
 
 @dataclass

@@ -3,8 +3,9 @@
 * :func:`decide_single` — the documented threshold rule, for runs with one sample per prompt.
 * :func:`decide_multi` — significance + minimum effect for pairs with two or more measured samples
   on both sides; any other pair in the same comparison falls back to the threshold rule.
-* :func:`evidence` — the one-line wording reports use for a pair ("9/10 → 3/10, p = 0.003
-  (adjusted)").
+
+The wording of a verdict for reports lives with the renderers
+(:mod:`promptcanary.core.render.wording`); the method names are data, in :mod:`.models.drift`.
 
 The statistics live in :mod:`promptcanary.core.verdict.stats` and are imported only when a pair is tested,
 so single-sample comparisons never load scipy.
@@ -16,9 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from promptcanary.core.models.drift import FISHER, MANN_WHITNEY
+
 if TYPE_CHECKING:
-    from promptcanary.core.comparator import Side
-    from promptcanary.core.models import ProbeComparison
+    from promptcanary.core.verdict.pairs import Side
 
 # Scores are floats built by division; keep a drop of exactly the threshold on the documented side.
 _EPS = 1e-9
@@ -179,9 +181,6 @@ class _Test:
 
 
 #: ``method`` values of a tested pair.
-FISHER = "fisher"
-MANN_WHITNEY = "mann_whitney"
-THRESHOLD = "threshold"
 
 
 def choose_test(baseline: Side, current: Side) -> _Test:
@@ -218,38 +217,3 @@ def _pass_fail_scores(side: Side) -> bool:
 
 
 # ── Wording for reports ──────────────────────────────────────────────────────────────────────
-
-METHOD_LABELS = {
-    FISHER: "Fisher's exact test (pass counts)",
-    MANN_WHITNEY: "Mann–Whitney U (scores)",
-    THRESHOLD: "single-sample threshold rule",
-}
-
-
-def method_label(method: str) -> str:
-    """Human name of a ``ProbeComparison.method`` value."""
-    return METHOD_LABELS.get(method, method)
-
-
-def format_p(p: float) -> str:
-    """``p = 0.003``, or ``p < 0.001`` for very small values."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def evidence(comparison: ProbeComparison) -> str:
-    """One line of evidence for a pair, as reports show it.
-
-    Tested pairs: ``9/10 → 3/10, p = 0.003 (adjusted)`` (pass counts, then the
-    Benjamini–Hochberg adjusted p-value), with the mean scores added when Mann–Whitney decided.
-    Single-sample pairs: ``score 1.00 → 0.00 (single sample)``.
-    """
-    c = comparison
-    if c.method in (FISHER, MANN_WHITNEY) and c.p_adjusted is not None:
-        text = (
-            f"{c.baseline_pass_count}/{c.baseline_samples} → "
-            f"{c.current_pass_count}/{c.current_samples}"
-        )
-        if c.method == MANN_WHITNEY:
-            text += f", mean {c.baseline_score:.2f} → {c.current_score:.2f}"
-        return f"{text}, {format_p(c.p_adjusted)} (adjusted)"
-    return f"score {c.baseline_score:.2f} → {c.current_score:.2f} (single sample)"

@@ -19,7 +19,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
-from promptcanary.core.verdict.rules import FISHER, THRESHOLD
+from promptcanary.core.models.drift import FISHER, THRESHOLD
 from promptcanary.core.verdict.stats import fisher_p
 
 PROVIDER = ProviderConfig(model_id="openai/fake-model")

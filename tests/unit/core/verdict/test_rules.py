@@ -7,20 +7,16 @@ import warnings
 
 import pytest
 
-from promptcanary.core.comparator import Side
 from promptcanary.core.models import ProbeCategory, ProbeComparison, ProbeResult
+from promptcanary.core.models.drift import FISHER, MANN_WHITNEY, THRESHOLD
+from promptcanary.core.render.wording import evidence, format_p, method_label
 from promptcanary.core.verdict import stats
+from promptcanary.core.verdict.pairs import Side
 from promptcanary.core.verdict.rules import (
-    FISHER,
-    MANN_WHITNEY,
-    THRESHOLD,
     Verdict,
     choose_test,
     decide_multi,
     decide_single,
-    evidence,
-    format_p,
-    method_label,
 )
 
 THRESHOLDS = {"regression_threshold": 0.05, "improvement_threshold": 0.05}

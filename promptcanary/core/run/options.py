@@ -1,0 +1,81 @@
+"""What shapes one run besides the suite and the provider: :class:`RunOptions`, and the
+progress callback type.
+
+Kept apart from the runner so the suite, the engine and the runner can all depend on it without
+depending on each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.core.run.retry import RetryPolicy
+from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.config import SuiteSettings
+
+__all__ = ["ProgressCallback", "RunOptions"]
+
+#: Receives progress events ``(event, data)``: start, done, retry, end (see core/run/progress.py).
+ProgressCallback = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything that shapes one run besides the suite and the provider."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    show_progress: bool = True
+    concurrency: int = 8
+    samples: int = 1
+    max_cost_usd: float | None = None
+    timeout: float = 60.0
+    """Per-request timeout in seconds (each attempt)."""
+    max_attempts: int = 4
+    """Attempts per request, retries included."""
+    retry_base_delay: float = 0.5
+    """Backoff scale in seconds (the n-th retry waits up to base * 2**(n-1), full jitter)."""
+    retry_max_delay: float = 30.0
+    """Cap of one backoff wait, in seconds."""
+    probe_timeout: float | None = 120.0
+    """A probe still running after this many seconds is recorded as errored (None: no limit)."""
+    adaptive: bool = True
+    """Lower the concurrency on 429 and raise it again after successes (AIMD)."""
+
+    def __post_init__(self) -> None:
+        for name, minimum in (("concurrency", 1), ("samples", 1), ("max_attempts", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < minimum:
+                raise ConfigError(f"must be an integer >= {minimum}, got {value!r}", field=name)
+        if self.max_cost_usd is not None and self.max_cost_usd <= 0:
+            raise ConfigError(f"must be > 0, got {self.max_cost_usd!r}", field="max_cost_usd")
+        if self.timeout <= 0:
+            raise ConfigError(f"must be > 0 seconds, got {self.timeout!r}", field="timeout")
+
+    @classmethod
+    def from_settings(cls, settings: SuiteSettings, **overrides: Any) -> RunOptions:
+        """Suite settings, with every override that is not None taking precedence."""
+        base = cls(
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            seed=settings.seed,
+            concurrency=settings.concurrency,
+            samples=settings.samples,
+            max_cost_usd=settings.max_cost_usd,
+            timeout=settings.timeout,
+            max_attempts=settings.max_attempts,
+        )
+        return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy these options describe."""
+        return RetryPolicy(
+            max_attempts=self.max_attempts,
+            base_delay_s=self.retry_base_delay,
+            max_delay_s=self.retry_max_delay,
+        )

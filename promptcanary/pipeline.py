@@ -1,0 +1,296 @@
+"""The use cases both front-ends call: the CLI (``commands/``) and the GitHub Action (``action/``).
+
+One path from settings to a verdict, written once so the two front-ends cannot drift apart::
+
+    overrides = Overrides(model=..., samples=..., regression_threshold=...)
+    model     = resolve_model(overrides, suite)          # flag/input, else replay, else canary.yaml
+    provider  = make_provider(model, overrides)          # LiteLLM, or a replay of a saved run
+    run       = measure(suite, provider, overrides)      # the suite with the overrides applied
+    reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
+    baseline  = latest_baseline(store, suite, model)     # or None
+    report    = compare_with_settings(baseline, run, settings, overrides)
+    verdict   = gate(report, GatePolicy(...))            # result word + exit code
+
+Front-ends turn flags or inputs into an :class:`Overrides`, call these functions, and print or
+comment what comes back. Nothing here prints, reads the environment or knows about GitHub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.errors import (
+    EXIT_DRIFT,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    BaselineNotFoundError,
+    ConfigError,
+)
+
+if TYPE_CHECKING:
+    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.core.run.options import ProgressCallback
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.providers.base import BaseLLMProvider
+    from promptcanary.storage.file import FileBaselineStore
+
+__all__ = [
+    "SEVERITIES",
+    "GatePolicy",
+    "Overrides",
+    "Verdict",
+    "check_suite_matches",
+    "compare_with_settings",
+    "gate",
+    "latest_baseline",
+    "load_run",
+    "make_provider",
+    "measure",
+    "resolve_model",
+    "unusable_reason",
+]
+
+#: Severity names a gate accepts, lowest first.
+SEVERITIES = ("low", "medium", "high", "critical")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What a command line or the Action's inputs change for one run; None keeps canary.yaml's."""
+
+    model: str | None = None
+    """LiteLLM model string; None: the replayed run's model, else the suite's ``provider:``."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    samples: int | None = None
+    """Times each prompt is sent; None: the suite's (a replay: as many as were saved)."""
+    concurrency: int | None = None
+    max_cost_usd: float | None = None
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
+    replay: Path | None = None
+    """Answer from this saved run (or baseline file) instead of calling a model."""
+    regression_threshold: float | None = None
+    improvement_threshold: float | None = None
+    alpha: float | None = None
+    min_effect: float | None = None
+    max_error_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in (
+            "regression_threshold",
+            "improvement_threshold",
+            "min_effect",
+            "max_error_rate",
+        ):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
+        if self.alpha is not None and not 0.0 < self.alpha < 1.0:
+            raise ConfigError(
+                f"must be between 0 and 1, exclusive (got {self.alpha})", field="alpha"
+            )
+
+    def thresholds(self, settings: SuiteSettings) -> dict[str, float]:
+        """compare()'s keyword arguments: each override, else the suite's setting."""
+
+        def pick(value: float | None, default: float) -> float:
+            return default if value is None else value
+
+        return {
+            "regression_threshold": pick(self.regression_threshold, settings.regression_threshold),
+            "improvement_threshold": pick(
+                self.improvement_threshold, settings.improvement_threshold
+            ),
+            "alpha": pick(self.alpha, settings.alpha),
+            "min_effect": pick(self.min_effect, settings.min_effect),
+            "max_error_rate": pick(self.max_error_rate, settings.max_error_rate),
+        }
+
+    def error_limit(self, settings: SuiteSettings) -> float:
+        """The error rate above which a run is not evidence about the model."""
+        return settings.max_error_rate if self.max_error_rate is None else self.max_error_rate
+
+
+# ── Model and provider ───────────────────────────────────────────────────────────────────────────
+
+
+def resolve_model(overrides: Overrides, suite: CanarySuite | None) -> str:
+    """The model to call: the override, else the replayed run's, else canary.yaml's ``provider:``.
+
+    Raises:
+        ConfigError: no model is named anywhere.
+    """
+    if overrides.model:
+        return overrides.model
+    if overrides.replay is not None:
+        return load_run(overrides.replay).provider.model_id
+    if suite is not None and suite.settings.provider:
+        return suite.settings.provider
+    raise ConfigError(
+        "no model given",
+        field="provider",
+        hint="Name one with -p/--provider (CLI) or the `provider` input (Action), e.g. "
+        "openai/gpt-4o-mini, or set `provider:` in canary.yaml.",
+    )
+
+
+def make_provider(model: str, overrides: Overrides) -> BaseLLMProvider:
+    """A replay of the saved run when ``overrides.replay`` is set, else LiteLLM for ``model``.
+
+    LiteLLM is imported only here, so paths that never call a model never pay for it.
+    """
+    if overrides.replay is not None:
+        from promptcanary.providers.replay import ReplayProvider
+
+        return ReplayProvider(load_run(overrides.replay))
+    from promptcanary.providers.litellm import LiteLLMProvider
+
+    extra: dict[str, Any] = {"api_base": overrides.api_base} if overrides.api_base else {}
+    return LiteLLMProvider(model, **extra)
+
+
+# ── Measuring ────────────────────────────────────────────────────────────────────────────────────
+
+
+def measure(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    overrides: Overrides,
+    *,
+    progress: ProgressCallback | None = None,
+) -> CanaryRunResult:
+    """Run every prompt of ``suite`` with the overrides applied (a replay keeps its sample count)."""
+    samples = overrides.samples
+    if samples is None and overrides.replay is not None:
+        samples = getattr(provider, "samples", None)
+    return suite.run(
+        provider,
+        temperature=overrides.temperature,
+        max_tokens=overrides.max_tokens,
+        seed=overrides.seed,
+        concurrency=overrides.concurrency,
+        samples=samples,
+        max_cost_usd=overrides.max_cost_usd,
+        show_progress=False,
+        progress=progress,
+    )
+
+
+def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:
+    """Why ``run`` says nothing about the model (so it is never compared or promoted), or None.
+
+    A run that measured nothing is unusable whatever ``max_error_rate`` allows: a limit of 1.0
+    tolerates errors, it does not turn an outage into a baseline.
+    """
+    if run.aborted:
+        return f"the run stopped early: {run.aborted}"
+    if run.llm_responses and not any(r.ok for r in run.llm_responses):
+        return "the run measured nothing: every request errored"
+    if run.llm_responses and run.error_rate > max_error_rate:
+        return f"{run.error_rate:.0%} of requests errored (limit {max_error_rate:.0%})"
+    return None
+
+
+def load_run(path: Path) -> CanaryRunResult:
+    """A saved run: a file written by ``run -o``, or the run inside a baseline file."""
+    from promptcanary.storage.runs import load_run as _load
+
+    return _load(path)
+
+
+# ── Comparing and gating ─────────────────────────────────────────────────────────────────────────
+
+
+def latest_baseline(
+    store: FileBaselineStore, suite_name: str, model: str
+) -> BaselineSnapshot | None:
+    """The newest baseline for (suite, model), or None when there is none yet."""
+    try:
+        return store.load_latest(suite_name, model)
+    except BaselineNotFoundError:
+        return None
+
+
+def check_suite_matches(baseline: BaselineSnapshot, run: CanaryRunResult, where: str) -> None:
+    """Refuse to compare runs of two different suites.
+
+    Raises:
+        ConfigError: the baseline was recorded for another suite (``where`` names its file).
+    """
+    theirs, ours = baseline.run_result.suite_name, run.suite_name
+    if theirs != ours:
+        raise ConfigError(
+            f"{where} is a baseline of suite '{theirs}', not of suite '{ours}'",
+            field="baseline",
+            hint="Compare with a baseline of the same suite (its `name:` in canary.yaml), or "
+            "record one with `promptcanary run --save-baseline`.",
+        )
+
+
+def compare_with_settings(
+    baseline: BaselineSnapshot,
+    run: CanaryRunResult,
+    settings: SuiteSettings,
+    overrides: Overrides,
+    *,
+    where: str = "the baseline",
+) -> DriftReport:
+    """compare() with each threshold taken from the overrides, else from canary.yaml."""
+    from promptcanary.core.comparator import compare
+
+    check_suite_matches(baseline, run, where)
+    return compare(baseline, run, **overrides.thresholds(settings))
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """When a comparison fails the command or the check."""
+
+    fail_on_severity: str | None = None
+    """Fail at or over this severity (low, medium, high, critical); None or "never": not on it."""
+    fail_on_drift: bool = False
+    """Fail on any drift, whatever its severity."""
+    fail_on_inconclusive: bool = True
+    """An unmeasurable comparison exits 3 (else 0)."""
+
+    def __post_init__(self) -> None:
+        value = self.fail_on_severity
+        if value is not None and value.lower() not in (*SEVERITIES, "never"):
+            raise ConfigError(
+                f"must be one of {', '.join(SEVERITIES)} or never (got {value!r})",
+                field="fail-on-severity",
+            )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A gate's decision: a word for people and outputs, and the process exit code."""
+
+    result: str
+    """passed | failed | inconclusive"""
+    exit_code: int
+
+
+def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
+    """Inconclusive first (never drift), then the severity threshold, then ``fail_on_drift``."""
+    if report.is_inconclusive:
+        return Verdict(
+            "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
+        )
+    if over_threshold(report, policy.fail_on_severity) or (
+        policy.fail_on_drift and report.has_drift
+    ):
+        return Verdict("failed", EXIT_DRIFT)
+    return Verdict("passed", EXIT_OK)
+
+
+def over_threshold(report: DriftReport, fail_on_severity: str | None) -> bool:
+    """True when the report has drift at or over ``fail_on_severity`` (never with None/"never")."""
+    if fail_on_severity is None or fail_on_severity.lower() == "never" or not report.has_drift:
+        return False
+    return report.severity.at_least(fail_on_severity.lower())

@@ -1,0 +1,58 @@
+"""Loading a saved run: a file written by ``promptcanary run -o``, or the run inside a baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
+from promptcanary.errors import InputError, validation_message
+
+__all__ = ["load_run"]
+
+_HINT = "Pass a run saved with `promptcanary run -o run.json`, or a baseline file."
+
+
+def load_run(path: str | Path) -> CanaryRunResult:
+    """Load a saved run; a baseline snapshot is accepted and its run returned.
+
+    Raises:
+        InputError: the file is missing, unreadable, not JSON, or not a PromptCanary run.
+    """
+    p = Path(path)
+    raw = _read(p)
+    # Fast path: pydantic parses the bytes directly; the slow path below only explains failures.
+    try:
+        return CanaryRunResult.model_validate_json(raw)
+    except ValueError:
+        pass
+    try:
+        return BaselineSnapshot.model_validate_json(raw).run_result
+    except ValueError:
+        pass
+    try:
+        data: Any = json.loads(raw)
+    except ValueError as exc:
+        line = f":{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise InputError(f"{p}{line}: not valid JSON ({exc})", hint=_HINT) from exc
+    if isinstance(data, dict) and isinstance(data.get("run_result"), dict):
+        data = data["run_result"]
+    try:
+        CanaryRunResult.model_validate(data)
+    except ValueError as exc:
+        raise InputError(
+            f"{p}: not a PromptCanary run: {validation_message(exc)}", hint=_HINT
+        ) from exc
+    raise InputError(f"{p}: not a PromptCanary run", hint=_HINT)  # pragma: no cover
+
+
+def _read(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError(f"{p}: run file not found", hint=_HINT) from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{p}: is a folder, not a run file", hint=_HINT) from exc
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the file ({exc.strerror or exc})") from exc
