@@ -108,7 +108,7 @@ def skipped(s: Session, reason: str) -> Outcome:
 def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
     """A run with nothing to compare against: say so and how to promote one."""
     full = render.no_baseline_markdown(run, s.where, budget=render.FILE_REPORT_BUDGET)
-    unusable = run_is_unusable(run, target.suite)
+    unusable = run_is_unusable(run, target.suite, s.config)
     outcome = Outcome(
         "no-baseline",
         EXIT_OK,
@@ -202,7 +202,7 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
 
 def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
     """Save the run as the new baseline and commit it to the branch; never from a bad run."""
-    unusable = run_is_unusable(run, target.suite)
+    unusable = run_is_unusable(run, target.suite, s.config)
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
     if unusable:
         reason = (

@@ -28,7 +28,7 @@ from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
-from promptcanary.errors import EXIT_DRIFT, PromptCanaryError, exit_code_for, redact
+from promptcanary.errors import EXIT_INTERNAL, PromptCanaryError, exit_code_for, redact
 
 #: Builds the GitHub client from the inputs and context (None: no token, no repository).
 GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
@@ -91,7 +91,7 @@ def main(
     make_provider: ProviderFactory = default_provider,
 ) -> int:
     """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage, 3
-    inconclusive with ``fail-on-inconclusive``)."""
+    inconclusive with ``fail-on-inconclusive``, 4 a bug; see :mod:`promptcanary.errors`)."""
     env = os.environ if environ is None else environ
     workflow = Workflow(env, stream)
     # Before anything else is printed: the runner hides these values in every later line.
@@ -112,12 +112,14 @@ def main(
         workflow.error(message, title="PromptCanary")
         workflow.add_summary(f"## 🐤 PromptCanary: error\n\n{md_code(message, 2000)}")
         return exit_code_for(exc)
-    except Exception as exc:  # a bug: show it (redacted) rather than a bare exit code
+    except Exception as exc:  # a bug: show it (redacted); exit 4 like the CLI, never 1 ("drift")
         workflow.error(
-            f"PromptCanary crashed: {type(exc).__name__}: {redact(str(exc))}", title="PromptCanary"
+            f"PromptCanary crashed: {type(exc).__name__}: {redact(str(exc))}. This is a bug in "
+            "PromptCanary; please report it.",
+            title="PromptCanary",
         )
         workflow.print_untrusted(redact(traceback.format_exc()))
-        return EXIT_DRIFT
+        return EXIT_INTERNAL
     for name, value in outcome.outputs().items():
         workflow.set_output(name, value)
     line = outcome.report.summary if outcome.report is not None else f"result: {outcome.result}"

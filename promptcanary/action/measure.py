@@ -1,9 +1,9 @@
-"""Running the suite and comparing it with its baseline, as the Action needs it.
+"""The Action's side of the shared pipeline: its inputs as :class:`~promptcanary.pipeline.Overrides`.
 
-The provider is made by a factory passed in (:data:`ProviderFactory`), so tests can hand in any
-provider; the default one builds a :class:`~promptcanary.providers.litellm.LiteLLMProvider`
-(LiteLLM reads the key and base URL from the step's ``env:``) or, with the ``replay`` input, a
-:class:`~promptcanary.providers.replay.ReplayProvider` that needs no key at all.
+Every use case — pick the model, build the provider, run, judge whether the run is usable, find
+the baseline, compare, gate — is :mod:`promptcanary.pipeline`'s, the same code the CLI calls. This
+module only turns :class:`ActionConfig` into the pipeline's values. The provider is made by a
+factory passed in (:data:`ProviderFactory`), so tests can hand in any provider.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from promptcanary import pipeline
 from promptcanary.action.settings import ActionConfig
-from promptcanary.errors import BaselineNotFoundError, ConfigError
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
@@ -34,8 +34,31 @@ class Target:
     replay: bool
 
 
+def overrides_for(config: ActionConfig) -> pipeline.Overrides:
+    """The inputs that change the run or the comparison (empty inputs keep canary.yaml's)."""
+    return pipeline.Overrides(
+        model=config.provider,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+        samples=config.samples,
+        concurrency=config.concurrency,
+        replay=config.replay_path,
+        regression_threshold=config.regression_threshold,
+        improvement_threshold=config.improvement_threshold,
+    )
+
+
+def gate_policy(config: ActionConfig) -> pipeline.GatePolicy:
+    """When the check fails: ``fail-on-severity`` and ``fail-on-inconclusive``."""
+    return pipeline.GatePolicy(
+        fail_on_severity=config.fail_on_severity,
+        fail_on_inconclusive=config.fail_on_inconclusive,
+    )
+
+
 def load_target(config: ActionConfig) -> Target:
-    """Load canary.yaml and settle which model runs: input, else replayed run, else the suite's.
+    """Load canary.yaml and settle which model runs (see :func:`pipeline.resolve_model`).
 
     Raises:
         ConfigError: the suite is invalid, or no model is named anywhere.
@@ -43,31 +66,13 @@ def load_target(config: ActionConfig) -> Target:
     from promptcanary.core.suite import CanarySuite
 
     suite = CanarySuite.from_yaml(config.config_path)
-    model = config.provider
-    if model is None and config.replay_path is not None:
-        from promptcanary.providers.replay import load_run
-
-        model = load_run(config.replay_path).provider.model_id
-    model = model or suite.settings.provider
-    if not model:
-        raise ConfigError(
-            "no model to run: the 'provider' input is empty and the suite sets no `provider:`",
-            field="with.provider",
-            hint="Set `provider: openai/gpt-4o-mini` (any LiteLLM model string) under `with:`, "
-            f"or `provider:` in {config.config_path.name}.",
-        )
+    model = pipeline.resolve_model(overrides_for(config), suite)
     return Target(suite=suite, model=model, replay=config.replay_path is not None)
 
 
 def default_provider(model: str, config: ActionConfig) -> BaseLLMProvider:
     """A replay of the saved run when ``replay`` is set, else LiteLLM for ``model``."""
-    if config.replay_path is not None:
-        from promptcanary.providers.replay import ReplayProvider
-
-        return ReplayProvider(config.replay_path)
-    from promptcanary.providers.litellm import LiteLLMProvider
-
-    return LiteLLMProvider(model)
+    return pipeline.make_provider(model, overrides_for(config))
 
 
 def run_suite(
@@ -75,18 +80,7 @@ def run_suite(
 ) -> CanaryRunResult:
     """Run every prompt of the suite (settings from the inputs, else from canary.yaml)."""
     provider = make_provider(target.model, config)
-    samples = config.samples
-    if samples is None and target.replay:
-        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
-    return target.suite.run(
-        provider,
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        seed=config.seed,
-        show_progress=False,
-        concurrency=config.concurrency,
-        samples=samples if isinstance(samples, int) else None,
-    )
+    return pipeline.measure(target.suite, provider, overrides_for(config))
 
 
 def store_for(config: ActionConfig) -> FileBaselineStore:
@@ -100,39 +94,16 @@ def latest_baseline(
     store: FileBaselineStore, suite_name: str, model: str
 ) -> BaselineSnapshot | None:
     """The newest baseline for (suite, model), or None when there is none yet."""
-    try:
-        return store.load_latest(suite_name, model)
-    except BaselineNotFoundError:
-        return None
+    return pipeline.latest_baseline(store, suite_name, model)
 
 
 def compare_run(
     baseline: BaselineSnapshot, run: CanaryRunResult, suite: CanarySuite, config: ActionConfig
 ) -> DriftReport:
     """compare() with thresholds from the inputs, else from canary.yaml."""
-    from promptcanary.core.comparator import compare
-
-    s = suite.settings
-    return compare(
-        baseline,
-        run,
-        regression_threshold=_first(config.regression_threshold, s.regression_threshold),
-        improvement_threshold=_first(config.improvement_threshold, s.improvement_threshold),
-        alpha=s.alpha,
-        min_effect=s.min_effect,
-        max_error_rate=s.max_error_rate,
-    )
+    return pipeline.compare_with_settings(baseline, run, suite.settings, overrides_for(config))
 
 
-def run_is_unusable(run: CanaryRunResult, suite: CanarySuite) -> str | None:
-    """Why a run cannot be trusted (aborted, too many errors), or None."""
-    if run.aborted:
-        return f"the run stopped early: {run.aborted}"
-    limit = suite.settings.max_error_rate
-    if run.llm_responses and run.error_rate > limit:
-        return f"{run.error_rate:.0%} of requests errored (limit {limit:.0%})"
-    return None
-
-
-def _first(value: float | None, default: float) -> float:
-    return default if value is None else value
+def run_is_unusable(run: CanaryRunResult, suite: CanarySuite, config: ActionConfig) -> str | None:
+    """Why a run cannot be trusted (aborted, measured nothing, too many errors), or None."""
+    return pipeline.unusable_reason(run, overrides_for(config).error_limit(suite.settings))

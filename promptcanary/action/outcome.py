@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptcanary.action.settings import ActionConfig, GitHubContext
-from promptcanary.errors import EXIT_DRIFT, EXIT_INCONCLUSIVE, EXIT_OK
+from promptcanary.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from promptcanary.core.models import CanaryRunResult, DriftReport
@@ -67,19 +67,19 @@ class Outcome:
 
 
 def gate(report: DriftReport, config: ActionConfig) -> tuple[str, int]:
-    """(result, exit code) for a comparison: inconclusive first, then the severity threshold."""
-    if report.is_inconclusive:
-        return "inconclusive", EXIT_INCONCLUSIVE if config.fail_on_inconclusive else EXIT_OK
-    if drift_over_threshold(report, config.fail_on_severity):
-        return "failed", EXIT_DRIFT
-    return "passed", EXIT_OK
+    """(result, exit code) for a comparison: the pipeline's gate with the Action's inputs."""
+    from promptcanary.action.measure import gate_policy
+    from promptcanary.pipeline import gate as pipeline_gate
+
+    verdict = pipeline_gate(report, gate_policy(config))
+    return verdict.result, verdict.exit_code
 
 
 def drift_over_threshold(report: DriftReport, fail_on_severity: str) -> bool:
     """True when the report's severity reaches ``fail-on-severity`` (never with ``never``)."""
-    if fail_on_severity == "never" or not report.has_drift:
-        return False
-    return report.severity.at_least(fail_on_severity)
+    from promptcanary.pipeline import over_threshold
+
+    return over_threshold(report, fail_on_severity)
 
 
 def reports_dir(context: GitHubContext) -> Path:

@@ -23,12 +23,15 @@ def load_run(path: str | Path) -> CanaryRunResult:
     p = Path(path)
     raw = _read(p)
     # Fast path: pydantic parses the bytes directly; the slow path below only explains failures.
+    # A baseline is tried first when it may be one: a run model ignores unknown keys, so a baseline
+    # file would otherwise load as an empty run.
+    if b'"run_result"' in raw:
+        try:
+            return BaselineSnapshot.model_validate_json(raw).run_result
+        except ValueError:
+            pass
     try:
         return CanaryRunResult.model_validate_json(raw)
-    except ValueError:
-        pass
-    try:
-        return BaselineSnapshot.model_validate_json(raw).run_result
     except ValueError:
         pass
     try:

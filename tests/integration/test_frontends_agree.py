@@ -1,0 +1,126 @@
+"""The CLI and the Action reach the same verdict on the same cases: both call promptcanary.pipeline.
+
+Each case runs the suite through the real LiteLLM stack against the loopback LLM server, once with
+``promptcanary.cli.main`` (in process) and once with the Action's ``main`` (in process, loopback
+GitHub), and compares what each front-end decided.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcanary import cli
+from tests.fakes.action_runner import FakeRunner, load_event
+from tests.fakes.github_server import FakeGitHubServer
+from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
+from tests.integration.action_support import GOOD, MODEL, REPO, answers_for, seed_baseline
+from tests.integration.test_action_inprocess import KEY, PR, World
+
+#: The Action's suite with every request tried once and any error rate tolerated: the setting
+#: under which the Action once promoted a run in which every request had failed.
+TOLERANT_SUITE = """\
+name: support-bot
+max_attempts: 1
+max_error_rate: 1.0
+probes:
+  - type: expected_keywords
+prompts:
+  - id: capital
+    text: What is the capital of France?
+    expected_keywords: [Paris]
+  - id: boiling
+    text: At what temperature does water boil at sea level, in Celsius?
+    expected_keywords: ["100"]
+  - id: planet
+    text: Which planet is known as the red planet?
+    expected_keywords: [Mars]
+  - id: author
+    text: Who wrote Hamlet?
+    expected_keywords: [Shakespeare]
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    answers: dict[str, Any] = dict(GOOD)
+
+    def reply(request: dict[str, Any]) -> Reply | str:
+        if "status" in answers:
+            return Reply(status=answers["status"], error_message="upstream unavailable")
+        return answers_for(answers, last_user_text(request))
+
+    with FakeGitHubServer() as gh, FakeLLMServer(reply) as llm:
+        gh.add_repo(REPO, branches=("master", "changes"))
+        gh.add_pull_request(REPO, PR, head_ref="changes")
+        runner = FakeRunner(tmp_path, api_url=gh.base_url, provider_env={"OPENAI_API_KEY": KEY})
+        (runner.workspace / "canary.yaml").write_text(TOLERANT_SUITE, encoding="utf-8")
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        yield World(runner, gh, llm, answers)
+
+
+def run_cli(world: World, *args: str) -> int:
+    ws = world.runner.workspace
+    cwd = os.getcwd()
+    os.chdir(ws)
+    try:
+        return cli.main(
+            [
+                *args,
+                "-c",
+                "canary.yaml",
+                "-p",
+                MODEL,
+                "--api-base",
+                world.llm.base_url,
+                "--no-progress",
+            ]
+        )
+    finally:
+        os.chdir(cwd)
+
+
+def baseline_files(world: World) -> list[Path]:
+    return sorted((world.runner.workspace / "baselines").glob("*.json"))
+
+
+def test_a_run_where_every_request_failed_is_never_a_baseline(world: World) -> None:
+    world.answers["status"] = 500
+
+    assert run_cli(world, "run", "--save-baseline") == 3
+    assert baseline_files(world) == []
+
+    event = load_event("pull_request.labeled")
+    event["label"]["name"] = "promptcanary:promote"
+    run = world.run("pull_request", event)
+    assert run.outputs["result"] == "inconclusive"
+    assert "measured nothing" in run.summary
+    assert baseline_files(world) == [] and world.gh.repos[REPO].commits == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "cli_code", "action_result", "action_code"),
+    [
+        ("Paris.", 0, "passed", 0),  # unchanged
+        ("I would rather not say.", 1, "failed", 1),  # one of four prompts regresses: high
+        ("status", 3, "inconclusive", 0),  # provider down: never drift (Action: not failing)
+    ],
+)
+def test_cli_and_action_gate_alike(
+    world: World, answer: str, cli_code: int, action_result: str, action_code: int
+) -> None:
+    seed_baseline(world.runner.workspace)
+    if answer == "status":
+        world.answers["status"] = 503
+    elif answer != "Paris.":
+        world.answers["capital"] = answer
+
+    assert run_cli(world, "compare", "--fail-on-severity", "medium") == cli_code
+    run = world.run(
+        "pull_request", load_event("pull_request.opened"), **{"fail-on-severity": "medium"}
+    )
+    assert (run.outputs["result"], run.returncode) == (action_result, action_code)

@@ -1,0 +1,124 @@
+"""promptcanary.pipeline: the use cases the CLI and the Action share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from promptcanary import pipeline
+from promptcanary.core.config import SuiteSettings
+from promptcanary.core.models import CanaryRunResult, LLMResponse, ProviderConfig
+from promptcanary.core.suite import CanarySuite
+from promptcanary.errors import ConfigError, exit_code_for
+from promptcanary.storage.file import FileBaselineStore
+from tests.unit.core.test_comparator import pr, run, snapshot
+
+MODEL = ProviderConfig(model_id="openai/fake-model")
+
+
+def responses(ok: int, errored: int) -> CanaryRunResult:
+    rs = [LLMResponse(prompt_id=f"p{i}", provider_model_id="m", content="x") for i in range(ok)]
+    rs += [
+        LLMResponse(prompt_id=f"e{i}", provider_model_id="m", error="HTTP 500", error_status=500)
+        for i in range(errored)
+    ]
+    return CanaryRunResult(suite_name="s", provider=MODEL, llm_responses=rs)
+
+
+def test_a_run_that_measured_nothing_is_unusable_whatever_the_error_limit() -> None:
+    assert pipeline.unusable_reason(responses(0, 4), 1.0) == (
+        "the run measured nothing: every request errored"
+    )
+    assert pipeline.unusable_reason(responses(3, 1), 0.2) == "25% of requests errored (limit 20%)"
+    assert pipeline.unusable_reason(responses(3, 1), 0.5) is None
+    aborted = responses(1, 0).model_copy(update={"aborted": "credentials refused"})
+    assert pipeline.unusable_reason(aborted, 1.0) == "the run stopped early: credentials refused"
+
+
+def test_overrides_take_precedence_over_the_suite_settings() -> None:
+    settings = SuiteSettings(regression_threshold=0.2, alpha=0.01, max_error_rate=0.3)
+    thresholds = pipeline.Overrides(regression_threshold=0.5).thresholds(settings)
+    assert thresholds["regression_threshold"] == 0.5
+    assert thresholds["alpha"] == 0.01 and thresholds["max_error_rate"] == 0.3
+    assert pipeline.Overrides(max_error_rate=1.0).error_limit(settings) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("regression_threshold", 1.5), ("max_error_rate", -0.1), ("alpha", 0.0), ("min_effect", 2)],
+)
+def test_out_of_range_overrides_are_config_errors(field: str, value: float) -> None:
+    with pytest.raises(ConfigError, match=field) as info:
+        pipeline.Overrides(**{field: value})
+    assert exit_code_for(info.value) == 2
+
+
+def test_gate_inconclusive_first_then_severity_then_any_drift() -> None:
+    base = snapshot([pr("a", 1.0), pr("b", 1.0)])
+    dropped = pipeline.compare_with_settings(
+        base, run([pr("a", 0.0), pr("b", 1.0)]), SuiteSettings(), pipeline.Overrides()
+    )
+    assert dropped.has_drift
+    assert pipeline.gate(dropped, pipeline.GatePolicy("medium")) == pipeline.Verdict("failed", 1)
+    assert pipeline.gate(dropped, pipeline.GatePolicy("never")).result == "passed"
+    assert pipeline.gate(dropped, pipeline.GatePolicy(None, fail_on_drift=True)).exit_code == 1
+    errored = run([pr("a", 0.0, errored=True), pr("b", 0.0, errored=True)])
+    unmeasured = pipeline.compare_with_settings(
+        base, errored, SuiteSettings(), pipeline.Overrides()
+    )
+    assert pipeline.gate(unmeasured, pipeline.GatePolicy("low")) == pipeline.Verdict(
+        "inconclusive", 3
+    )
+    quiet = pipeline.GatePolicy("low", fail_on_inconclusive=False)
+    assert pipeline.gate(unmeasured, quiet) == pipeline.Verdict("inconclusive", 0)
+
+
+def test_unknown_severity_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="fail-on-severity"):
+        pipeline.GatePolicy("severe")
+
+
+def test_a_baseline_of_another_suite_is_a_config_error_naming_both() -> None:
+    other = snapshot([pr("a", 1.0)], suite="billing-bot")
+    with pytest.raises(ConfigError) as info:
+        pipeline.compare_with_settings(
+            other, run([pr("a", 1.0)]), SuiteSettings(), pipeline.Overrides(), where="old.json"
+        )
+    assert "billing-bot" in str(info.value) and "'s'" in str(info.value)
+    assert "old.json" in str(info.value) and exit_code_for(info.value) == 2
+
+
+def test_model_comes_from_the_override_then_the_replay_then_the_suite(tmp_path: Path) -> None:
+    suite = CanarySuite.from_dict(
+        {
+            "name": "s",
+            "provider": "openai/from-yaml",
+            "prompts": ["hi"],
+            "probes": ["json_validity"],
+        }
+    )
+    assert pipeline.resolve_model(pipeline.Overrides(model="openai/flag"), suite) == "openai/flag"
+    assert pipeline.resolve_model(pipeline.Overrides(), suite) == "openai/from-yaml"
+    saved = tmp_path / "run.json"
+    saved.write_text(responses(1, 0).model_dump_json(), encoding="utf-8")
+    assert pipeline.resolve_model(pipeline.Overrides(replay=saved), suite) == "openai/fake-model"
+    bare = CanarySuite.from_dict({"name": "s", "prompts": ["hi"], "probes": ["json_validity"]})
+    with pytest.raises(ConfigError, match="no model given"):
+        pipeline.resolve_model(pipeline.Overrides(), bare)
+
+
+def test_latest_baseline_is_none_when_there_is_none(tmp_path: Path) -> None:
+    store = FileBaselineStore(tmp_path)
+    assert pipeline.latest_baseline(store, "s", "m") is None
+    store.save(responses(1, 0))
+    found = pipeline.latest_baseline(store, "s", "openai/fake-model")
+    assert found is not None and found.suite_name == "s"
+
+
+def test_a_baseline_file_loads_as_its_run_not_as_an_empty_run(tmp_path: Path) -> None:
+    store = FileBaselineStore(tmp_path)
+    snap = store.save(responses(2, 0))
+    path = next(tmp_path.glob("*.json"))
+    loaded = pipeline.load_run(path)
+    assert len(loaded.llm_responses) == 2 and loaded == snap.run_result
