@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptcanary.action import comment
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
-from promptcanary.core.render.context import markdown_marker
-from promptcanary.core.render.safety import marker_value, md_code, md_text, safe_url
+from promptcanary.core.render.safety import md_code, md_text, safe_url
 
 #: GitHub refuses issue and comment bodies longer than this.
 GITHUB_BODY_LIMIT = 65_536
@@ -43,17 +43,8 @@ class Where:
         return "the job summary of this workflow run"
 
 
-def comment_marker(suite_name: str, model_id: str) -> str:
-    """The hidden line the sticky PR comment for (suite, model) is found by."""
-    return markdown_marker(suite_name, model_id)
-
-
-def watch_marker(suite_name: str, model_id: str) -> str:
-    """The hidden line the watch issue for (suite, model) is found by."""
-    return (
-        f"<!-- promptcanary-watch: suite={marker_value(suite_name)}, "
-        f"model={marker_value(model_id)} -->"
-    )
+comment_marker = comment.comment_marker
+watch_marker = comment.watch_marker
 
 
 def with_marker(marker: str, body: str) -> str:
@@ -89,7 +80,8 @@ def drift_markdown(report: DriftReport, where: Where, *, budget: int) -> str:
     reporter = DriftReporter(
         report,
         run_url=where.run_url,
-        promote_label=where.promote_label,
+        accept_hint=comment.accept_hint(where.promote_label),
+        marker=comment_marker(report.suite_name, report.provider.model_id),
         report_location=where.location,
     )
     return reporter.to_markdown(budget=budget)
@@ -120,7 +112,8 @@ def no_baseline_markdown(run: CanaryRunResult, where: Where, *, budget: int) -> 
     return run_to_markdown(
         run,
         budget=budget,
-        promote_label=where.promote_label,
+        accept_hint=comment.accept_hint(where.promote_label),
+        marker=comment_marker(run.suite_name, run.provider.model_id),
         run_url=where.run_url,
         report_location=where.location,
         no_baseline=True,

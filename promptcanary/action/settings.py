@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
@@ -27,7 +28,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "fail-on-severity": "medium",
     "github-token": "",
     "comment": "true",
-    "promote-label": "promptcanary:promote",
+    "promote-label": DEFAULT_PROMOTE_LABEL,
     "regression-threshold": "",
     "improvement-threshold": "",
     "concurrency": "",

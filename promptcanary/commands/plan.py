@@ -32,6 +32,7 @@ def plan_command(
             field="--effect",
         )
     from promptcanary.core.verdict import planning
+    from promptcanary.providers.litellm import token_price
 
     suite = load_suite(config) if config is not None else None
     snapshot = None
@@ -53,6 +54,7 @@ def plan_command(
         suite=suite,
         baseline=snapshot,
         model=provider,
+        pricer=token_price,
     )
     stdout_console().print(planning.describe(result), markup=False, soft_wrap=True)
     return EXIT_OK

@@ -22,13 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
-from promptcanary.core.render.budget import COMMENT_BUDGET, SUMMARY_BUDGET
+from promptcanary.core.render.budget import MARKDOWN_BUDGET
 from promptcanary.core.render.context import (
-    DEFAULT_PROMOTE_LABEL,
-    MARKDOWN_MARKER,
+    DEFAULT_ACCEPT_HINT,
     ReportView,
     build_report_view,
-    markdown_marker,
 )
 from promptcanary.core.render.run import build_run_view
 from promptcanary.core.render.safety import json_safe
@@ -43,14 +41,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = [
-    "COMMENT_BUDGET",
-    "MARKDOWN_MARKER",
-    "SUMMARY_BUDGET",
+    "MARKDOWN_BUDGET",
     "DriftReporter",
     "RunReporter",
     "TrendPoint",
     "drift_to_json",
-    "markdown_marker",
     "print_run_terminal",
     "run_to_html",
     "run_to_json",
@@ -138,7 +133,8 @@ class DriftReporter:
         *,
         history: History | None = None,
         run_url: str | None = None,
-        promote_label: str = DEFAULT_PROMOTE_LABEL,
+        accept_hint: str = DEFAULT_ACCEPT_HINT,
+        marker: str = "",
         report_location: str | None = None,
     ) -> None:
         """
@@ -147,13 +143,15 @@ class DriftReporter:
             history:         Stored baselines of this suite and model (snapshots or
                              :class:`TrendPoint`), for the HTML trend chart.
             run_url:         Link to the CI run, shown in the footer.
-            promote_label:   PR label that promotes a run to the baseline.
+            accept_hint:     How to accept the change as the new baseline (Markdown).
+            marker:          A hidden first line for the Markdown (e.g. a sticky-comment key).
             report_location: Where the full report is, in words (named when Markdown is cut).
         """
         self.report = report
         self.history = history
         self.run_url = run_url
-        self.promote_label = promote_label
+        self.accept_hint = accept_hint
+        self.marker = marker
         self.report_location = report_location
 
     @cached_property
@@ -163,7 +161,8 @@ class DriftReporter:
             self.report,
             history=self.history,
             run_url=self.run_url,
-            promote_label=self.promote_label,
+            accept_hint=self.accept_hint,
+            marker=self.marker,
             report_location=self.report_location,
         )
 
@@ -173,8 +172,11 @@ class DriftReporter:
 
         render_terminal(self.view, _console(console), quiet=quiet)
 
-    def to_markdown(self, path: str | Path | None = None, *, budget: int = COMMENT_BUDGET) -> str:
-        """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``."""
+    def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
+
+        Past the budget the least important parts are cut and the cut is said in the text.
+        """
         from promptcanary.core.render.markdown import render_markdown
 
         return _write(path, render_markdown(self.view, budget=budget))
@@ -196,18 +198,20 @@ class DriftReporter:
 def run_to_markdown(
     run: CanaryRunResult,
     *,
-    budget: int = COMMENT_BUDGET,
-    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    budget: int = MARKDOWN_BUDGET,
+    accept_hint: str = DEFAULT_ACCEPT_HINT,
+    marker: str = "",
     run_url: str | None = None,
     report_location: str | None = None,
     no_baseline: bool = True,
 ) -> str:
-    """Markdown for a run with no baseline; says how to promote it (``promote_label``)."""
+    """Markdown for a run with no baseline; says how to make it one (``accept_hint``)."""
     from promptcanary.core.render.run_output import render_run_markdown
 
     view = build_run_view(
         run,
-        promote_label=promote_label,
+        accept_hint=accept_hint,
+        marker=marker,
         run_url=run_url,
         report_location=report_location,
         no_baseline=no_baseline,
@@ -218,7 +222,8 @@ def run_to_markdown(
 def run_to_html(
     run: CanaryRunResult,
     *,
-    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    accept_hint: str = DEFAULT_ACCEPT_HINT,
+    marker: str = "",
     run_url: str | None = None,
     no_baseline: bool = False,
 ) -> str:
@@ -226,7 +231,7 @@ def run_to_html(
     from promptcanary.core.render.html import render_run_html
 
     view = build_run_view(
-        run, promote_label=promote_label, run_url=run_url, no_baseline=no_baseline
+        run, accept_hint=accept_hint, marker=marker, run_url=run_url, no_baseline=no_baseline
     )
     return render_run_html(view)
 
@@ -241,13 +246,14 @@ def print_run_terminal(
     console: Console | None = None,
     *,
     quiet: bool = False,
-    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    accept_hint: str = DEFAULT_ACCEPT_HINT,
+    marker: str = "",
     no_baseline: bool = True,
 ) -> None:
     """Print a run to the terminal (summary only when ``quiet``)."""
     from promptcanary.core.render.run_output import render_run_terminal
 
-    view = build_run_view(run, promote_label=promote_label, no_baseline=no_baseline)
+    view = build_run_view(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
     render_run_terminal(view, _console(console), quiet=quiet)
 
 
@@ -259,13 +265,15 @@ class RunReporter:
         run: CanaryRunResult,
         *,
         run_url: str | None = None,
-        promote_label: str = DEFAULT_PROMOTE_LABEL,
+        accept_hint: str = DEFAULT_ACCEPT_HINT,
+        marker: str = "",
         report_location: str | None = None,
         no_baseline: bool = False,
     ) -> None:
         self.run = run
         self.run_url = run_url
-        self.promote_label = promote_label
+        self.accept_hint = accept_hint
+        self.marker = marker
         self.report_location = report_location
         self.no_baseline = no_baseline
 
@@ -275,16 +283,18 @@ class RunReporter:
             self.run,
             console,
             quiet=quiet,
-            promote_label=self.promote_label,
+            accept_hint=self.accept_hint,
+            marker=self.marker,
             no_baseline=self.no_baseline,
         )
 
-    def to_markdown(self, path: str | Path | None = None, *, budget: int = COMMENT_BUDGET) -> str:
+    def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
         """Markdown for the run, with how to promote it."""
         text = run_to_markdown(
             self.run,
             budget=budget,
-            promote_label=self.promote_label,
+            accept_hint=self.accept_hint,
+            marker=self.marker,
             run_url=self.run_url,
             report_location=self.report_location,
             no_baseline=self.no_baseline,
@@ -295,7 +305,8 @@ class RunReporter:
         """HTML for the run."""
         html = run_to_html(
             self.run,
-            promote_label=self.promote_label,
+            accept_hint=self.accept_hint,
+            marker=self.marker,
             run_url=self.run_url,
             no_baseline=self.no_baseline,
         )

@@ -278,3 +278,17 @@ def _dump(obj: Any) -> dict[str, Any]:
             if isinstance(data, dict):
                 return data
     return {}
+
+
+def token_price(model_id: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for these tokens on ``model_id`` from LiteLLM's local price map; None if unpriced."""
+    if not model_id:
+        return None
+    try:
+        litellm = _import_litellm(model_id)
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # LiteLLM raises several kinds for an unmapped model; all mean "no price"
+        return None
+    return float(prompt_cost) + float(completion_cost)

@@ -146,7 +146,9 @@ def test_replayed_run_needs_no_key_and_calls_no_model(world: World) -> None:
         inputs={"replay": f"baselines/{baseline.name}"},  # a baseline file is a saved run too
     )
     assert run.returncode == 0, run.stdout
-    assert run.outputs["result"] == "passed" and run.outputs["severity"] == "none", run.summary[:3000]
+    assert run.outputs["result"] == "passed" and run.outputs["severity"] == "none", run.summary[
+        :3000
+    ]
     assert world.llm.requests == []
 
 

@@ -134,7 +134,7 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
             cwd=project,
         )
         assert proc.returncode == 1, proc.stderr + proc.stdout
-        assert (project / "drift.md").read_text().startswith("<!--")
+        assert (project / "drift.md").read_text().startswith("## 🚨 PromptCanary: CRITICAL drift")
         # Without a gate the same drift exits 0; with --fail-on-drift it exits 1.
         proc = pc("compare", "-c", "canary.yaml", "--current", "run2.json", cwd=project)
         assert proc.returncode == 0, proc.stderr

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-#: Default budget for a PR comment (GitHub refuses bodies over 65,536 characters).
-COMMENT_BUDGET = 65_000
-#: Default budget for the Actions job summary (GitHub's limit is 1 MiB).
-SUMMARY_BUDGET = 1_000_000
+#: Default budget of a Markdown report. Hosts with their own limits (a PR comment) pass theirs.
+MARKDOWN_BUDGET = 1_000_000
 #: The smallest budget accepted: the marker, the header and a cut note always fit in it.
 MIN_BUDGET = 1_000
 #: Room kept for the "what was cut" note and the "N more not shown" lines.
@@ -66,7 +64,7 @@ def check_budget(budget: int) -> None:
     if budget < MIN_BUDGET:
         raise ValueError(
             f"budget={budget}: a report needs at least {MIN_BUDGET:,} characters; "
-            f"use the default ({COMMENT_BUDGET:,} for comments, {SUMMARY_BUDGET:,} for summaries)."
+            f"the default is {MARKDOWN_BUDGET:,}."
         )
 
 

@@ -16,12 +16,13 @@ from functools import cached_property
 
 from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeComparison
 from promptcanary.core.render import fmt
-from promptcanary.core.render.safety import clean_text, excerpt, marker_value, one_line
+from promptcanary.core.render.safety import clean_text, excerpt, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
 from promptcanary.errors import redact
 
-#: Default label that promotes a PR's run to the new baseline (the Action's ``promote-label``).
-DEFAULT_PROMOTE_LABEL = "promptcanary:promote"
+#: How to accept a change as the new baseline, as Markdown completing "To accept this change as
+#: the new baseline, …". Front-ends with another way (the Action's label) pass their own.
+DEFAULT_ACCEPT_HINT = "run `promptcanary run --save-baseline` and commit the new baseline file"
 
 PROMPT_CHARS = 600
 RESPONSE_CHARS = 1_500
@@ -29,19 +30,6 @@ RESPONSE_LINES = 40
 DIFF_LINES = 60
 REASON_CHARS = 160
 MAX_INCONCLUSIVE_GROUPS = 20
-
-
-#: Template of the hidden first line of every Markdown report; values go through marker_value().
-MARKDOWN_MARKER = "<!-- promptcanary: suite={suite}, model={model} -->"
-
-
-def markdown_marker(suite_name: str, model_id: str) -> str:
-    """The hidden first line of every Markdown report, keyed by (suite, model).
-
-    The GitHub Action finds its sticky comment by this exact string. Names are percent-encoded
-    where needed, so no name can close the comment or spread over two lines.
-    """
-    return MARKDOWN_MARKER.format(suite=marker_value(suite_name), model=marker_value(model_id))
 
 
 class PairView:
@@ -199,7 +187,8 @@ class ReportView:
     flaky: list[PairView]
     usage: list[tuple[str, str, str, str]]
     thresholds: str
-    promote_label: str
+    accept_hint: str
+    """How to accept the change as the new baseline (trusted Markdown)."""
     run_url: str | None
     report_location: str | None
     trend: list[TrendPoint] = field(default_factory=list)
@@ -259,7 +248,8 @@ def build_report_view(
     *,
     history: Sequence[TrendPoint | BaselineSnapshot] | None = None,
     run_url: str | None = None,
-    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    accept_hint: str = DEFAULT_ACCEPT_HINT,
+    marker: str = "",
     report_location: str | None = None,
     with_trend: bool = True,
 ) -> ReportView:
@@ -301,7 +291,7 @@ def build_report_view(
     changed = report.model_changed
     return ReportView(
         report=report,
-        marker=markdown_marker(report.suite_name, report.provider.model_id),
+        marker=marker,
         suite=one_line(report.suite_name, 120),
         model=one_line(report.provider.model_id, 120),
         verdict=report.verdict,
@@ -331,7 +321,7 @@ def build_report_view(
         flaky=views(flaky, "flaky"),
         usage=fmt.usage_rows(report.baseline_usage, report.current_usage),
         thresholds=_thresholds(report),
-        promote_label=one_line(promote_label, 100),
+        accept_hint=accept_hint,
         run_url=run_url,
         report_location=one_line(report_location, 300) if report_location else None,
         trend=trend_for_report(report, history) if with_trend else [],

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from promptcanary.core.render import fmt
 from promptcanary.core.render.context import PairView, ReportView
@@ -45,7 +45,15 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.globals["fmt"] = fmt
+    env.filters["code_spans"] = code_spans
     return env
+
+
+def code_spans(hint: str) -> Markup:
+    """A trusted one-line Markdown hint as HTML: escaped, with `code` spans as <code>."""
+    parts = str(escape(hint)).split("`")
+    html = "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
+    return Markup(html)
 
 
 @lru_cache(maxsize=1)

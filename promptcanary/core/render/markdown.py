@@ -53,8 +53,8 @@ _COUNT_WORDS = (
 
 def _header(view: ReportView) -> str:
     counts = view.counts
-    lines = [
-        view.marker,
+    lines = [view.marker] if view.marker else []
+    lines += [
         f"## {view.icon} PromptCanary: {view.headline}",
         "",
         f"**Suite** {md_code(view.suite, 120)} · **Model** {md_code(view.model, 120)} · "
@@ -166,11 +166,9 @@ def _location(view: ReportView) -> str:
 
 
 def _footer(view: ReportView) -> str:
-    label = md_code(view.promote_label, 100)
     parts = [
         "---",
-        f"<sub>To accept this change as the new baseline, add the label {label} to this pull "
-        "request (or run `promptcanary run --save-baseline` and commit the file). "
+        f"<sub>To accept this change as the new baseline, {view.accept_hint}. "
         f"Thresholds: {view.thresholds}.",
     ]
     url = safe_url(view.run_url)

@@ -14,12 +14,11 @@ from functools import cached_property
 from promptcanary.core.models import CanaryRunResult, LLMResponse, ProbeResult
 from promptcanary.core.render import fmt
 from promptcanary.core.render.context import (
-    DEFAULT_PROMOTE_LABEL,
+    DEFAULT_ACCEPT_HINT,
     PROMPT_CHARS,
     REASON_CHARS,
     RESPONSE_CHARS,
     RESPONSE_LINES,
-    markdown_marker,
 )
 from promptcanary.core.render.safety import excerpt, one_line
 from promptcanary.errors import redact
@@ -98,7 +97,8 @@ class RunView:
     errors: int
     usage: str
     aborted: str | None
-    promote_label: str
+    accept_hint: str
+    """How to accept the change as the new baseline (trusted Markdown)."""
     run_url: str | None
     report_location: str | None
     no_baseline: bool
@@ -112,7 +112,8 @@ def _usage(run: CanaryRunResult) -> str:
 def build_run_view(
     run: CanaryRunResult,
     *,
-    promote_label: str = DEFAULT_PROMOTE_LABEL,
+    accept_hint: str = DEFAULT_ACCEPT_HINT,
+    marker: str = "",
     run_url: str | None = None,
     report_location: str | None = None,
     no_baseline: bool = True,
@@ -154,7 +155,7 @@ def build_run_view(
     samples = f" × {run.samples} samples" if run.samples > 1 else ""
     return RunView(
         run=run,
-        marker=markdown_marker(run.suite_name, run.provider.model_id),
+        marker=marker,
         suite=one_line(run.suite_name, 120),
         model=one_line(run.provider.model_id, 120),
         overall=fmt.score(run.overall_score),
@@ -168,7 +169,7 @@ def build_run_view(
         errors=len(run.errors),
         usage=_usage(run),
         aborted=one_line(redact(run.aborted), 400) if run.aborted else None,
-        promote_label=one_line(promote_label, 100),
+        accept_hint=accept_hint,
         run_url=run_url,
         report_location=one_line(report_location, 300) if report_location else None,
         no_baseline=no_baseline,

@@ -9,7 +9,14 @@ from promptcanary.core.render import fmt
 from promptcanary.core.render.budget import NOTE_RESERVE, Budget, check_budget, hard_cut
 from promptcanary.core.render.markdown import TOP_REGRESSIONS
 from promptcanary.core.render.run import RunPair, RunView
-from promptcanary.core.render.safety import html_text, md_code, md_fence, md_text, safe_url
+from promptcanary.core.render.safety import (
+    html_text,
+    md_code,
+    md_fence,
+    md_text,
+    plain_hint,
+    safe_url,
+)
 from promptcanary.core.render.terminal import MAX_ROWS, T
 
 _TABLE_HEAD = (
@@ -26,7 +33,8 @@ def _header(view: RunView) -> str:
     )
     if view.errors:
         line += f" · **{fmt.plural(view.errors, 'request')}** errored"
-    lines = [view.marker, f"## 🐤 PromptCanary: {title}", "", line]
+    lines = [view.marker] if view.marker else []
+    lines += [f"## 🐤 PromptCanary: {title}", "", line]
     if view.aborted:
         lines += ["", f"> ⚠️ **The run stopped early:** {md_text(view.aborted, 400)}"]
     return "\n".join(lines)
@@ -57,15 +65,10 @@ def _details(p: RunPair) -> str:
 
 
 def _footer(view: RunView) -> str:
-    label = md_code(view.promote_label, 100)
     text = (
         "No baseline to compare with yet. " if view.no_baseline else "This run was not compared. "
     )
-    text += (
-        f"To make this run the baseline, add the label {label} to this pull request, or run "
-        "`promptcanary run -c canary.yaml -p MODEL --save-baseline` and commit the file in "
-        "`baselines/`."
-    )
+    text += f"To make this run the baseline, {view.accept_hint}."
     url = safe_url(view.run_url)
     if url:
         text += f" [Workflow run]({url})."
@@ -168,8 +171,7 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
     console.print(
         T(
             ("No baseline yet. " if view.no_baseline else "")
-            + f"To make this run the baseline: add the label {view.promote_label} to the pull "
-            "request, or run promptcanary run --save-baseline.",
+            + f"To make this run the baseline, {plain_hint(view.accept_hint)}.",
             "dim",
         )
     )

@@ -264,3 +264,8 @@ def json_safe(text: str) -> str:
     Only valid inside JSON strings' escapes: the decoded value is unchanged.
     """
     return _JSON_UNSAFE_RE.sub(lambda m: _JSON_ESCAPES[ord(m.group(0))], text)
+
+
+def plain_hint(markdown: str) -> str:
+    """A trusted one-line Markdown hint as plain text for a terminal (code spans unmarked)."""
+    return markdown.replace("`", "")

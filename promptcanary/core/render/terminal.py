@@ -17,7 +17,7 @@ from rich.text import Text
 
 from promptcanary.core.render import fmt
 from promptcanary.core.render.context import PairView, ReportView
-from promptcanary.core.render.safety import neutralise_terminal
+from promptcanary.core.render.safety import neutralise_terminal, plain_hint
 
 #: Regressions listed in the terminal (the rest are counted).
 MAX_ROWS = 30
@@ -186,8 +186,7 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
     console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
     console.print(
         T(
-            f"Accept the change: add the label {view.promote_label} to the pull request, or run "
-            "promptcanary run --save-baseline.",
+            f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}.",
             "dim",
         )
     )

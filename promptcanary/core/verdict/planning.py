@@ -11,13 +11,16 @@ price for the model). Nothing here calls a model; LiteLLM is imported only to pr
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot
 from promptcanary.core.verdict.power import samples_needed
 from promptcanary.errors import ConfigError
+
+#: (model id, prompt tokens, completion tokens) -> USD, or None when the model has no price.
+Pricer = Callable[[str, int, int], "float | None"]
 
 if TYPE_CHECKING:
     from promptcanary.core.suite import CanarySuite
@@ -112,6 +115,7 @@ def plan(
     prompts: int | None = None,
     baseline: BaselineSnapshot | None = None,
     model: str | None = None,
+    pricer: Pricer | None = None,
 ) -> Plan:
     """Samples needed to detect a drop of ``effect`` in pass rate, and the cost of a run.
 
@@ -128,6 +132,8 @@ def plan(
                        single pair at ``alpha``; more changed pairs need less than planned.
         suite:         The suite to size (its prompt count and ``min_effect``), optional.
         prompts:       Prompt count, overriding the suite's; without either, the baseline's.
+        pricer:        USD for (model, prompt tokens, completion tokens), or None when unpriced
+                       (the CLI passes LiteLLM's price map); without it no cost is shown.
         baseline:      Newest baseline of the suite, for tokens per request (optional).
         model:         Model to price; defaults to the baseline's model.
 
@@ -170,7 +176,7 @@ def plan(
         else:
             prompt_tokens = round(per_request[0] * requests)
             completion_tokens = round(per_request[1] * requests)
-            cost = price(model_id or "", prompt_tokens, completion_tokens)
+            cost = pricer(model_id or "", prompt_tokens, completion_tokens) if pricer else None
             basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
             note = (
                 f"Estimated: {basis} x LiteLLM's price for {model_id}."
@@ -199,23 +205,6 @@ def plan(
 def describe(result: Plan) -> str:
     """The plan as text for a terminal (no markup)."""
     return "\n".join(result.lines())
-
-
-def price(model_id: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for these tokens on ``model_id`` from LiteLLM's local price map; None if unpriced."""
-    if not model_id:
-        return None
-    # LiteLLM would otherwise fetch its price map from the network when imported.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    try:
-        import litellm
-
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-    except Exception:  # LiteLLM raises several kinds for an unmapped model; all mean "no price"
-        return None
-    return float(prompt_cost) + float(completion_cost)
 
 
 def _prompt_count(baseline: BaselineSnapshot) -> int:

@@ -246,7 +246,7 @@ def assert_golden(name: str, text: str) -> None:
         path.write_text(text, encoding="utf-8", newline="\n")
         return
     assert path.exists(), (
-        f"{path} is missing: run UPDATE_GOLDEN=1 pytest tests/unit/test_report_*.py to create it"
+        f"{path} is missing: run UPDATE_GOLDEN=1 pytest tests/unit/core/render to create it"
     )
     expected = path.read_text(encoding="utf-8")
     assert text == expected, (

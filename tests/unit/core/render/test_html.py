@@ -22,7 +22,7 @@ def test_cards_table_details_and_footer() -> None:
     html = DriftReporter(
         sampled_report(),
         run_url="https://github.com/acme/shop/actions/runs/42",
-        promote_label="canary:accept",
+        accept_hint="add the label `canary:accept` to the <pull request>",
     ).to_html()
     assert 'class="cards"' in html and "Overall score" in html
     assert '<table id="regressions">' in html
@@ -31,7 +31,7 @@ def test_cards_table_details_and_footer() -> None:
     assert "9/10 → 3/10, p = 0.003 (adjusted), Fisher" in html
     assert "Mann–Whitney U (scores)" in html
     assert 'class="tag flaky"' in html and "Flaky baselines (2)" in html
-    assert "<code>canary:accept</code>" in html
+    assert "<code>canary:accept</code>" in html and "&lt;pull request&gt;" in html
     assert 'href="https://github.com/acme/shop/actions/runs/42"' in html
     assert "α = 0.05 (Benjamini–Hochberg)" in html
 

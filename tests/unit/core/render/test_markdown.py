@@ -8,7 +8,7 @@ import pytest
 
 from promptcanary.core.models import ProbeComparison
 from promptcanary.core.render.budget import MIN_BUDGET
-from promptcanary.core.reporter import DriftReporter, markdown_marker
+from promptcanary.core.reporter import DriftReporter
 from tests.unit.core.render.samples import (
     assert_golden,
     comparison,
@@ -33,18 +33,18 @@ def test_golden_inconclusive_report() -> None:
     assert_golden("drift_inconclusive.md", DriftReporter(report).to_markdown())
 
 
-def test_first_line_is_the_marker_keyed_by_suite_and_model() -> None:
-    md = DriftReporter(drift_report(suite="shop", model="openai/gpt-4o")).to_markdown()
-    first = md.split("\n", 1)[0]
-    assert first == "<!-- promptcanary: suite=shop, model=openai/gpt-4o -->"
-    assert first == markdown_marker("shop", "openai/gpt-4o")
+def test_a_marker_given_is_the_first_line_and_none_is_added_by_default() -> None:
+    marker = "<!-- promptcanary: suite=shop, model=openai/gpt-4o -->"
+    md = DriftReporter(drift_report(suite="shop", model="openai/gpt-4o"), marker=marker)
+    assert md.to_markdown().split("\n", 1)[0] == marker
+    plain = DriftReporter(drift_report(suite="shop", model="openai/gpt-4o")).to_markdown()
+    assert plain.startswith("## ") and "<!--" not in plain.split("\n", 1)[0]
 
 
-def test_marker_cannot_be_closed_or_split_by_names() -> None:
-    marker = markdown_marker("a --> b\n<x>", "m, model=other")
-    assert marker.count("-->") == 1 and marker.endswith("-->")
-    assert "\n" not in marker and "<x>" not in marker
-    assert markdown_marker("a", "b") != markdown_marker("a", "c")
+def test_without_a_hint_the_report_speaks_of_no_pull_request_or_label() -> None:
+    md = DriftReporter(drift_report()).to_markdown().lower()
+    assert "pull request" not in md and "label" not in md
+    assert "to accept this change as the new baseline, run `promptcanary run --save-baseline`" in md
 
 
 def test_regressions_come_first_worst_first_with_details() -> None:
@@ -66,7 +66,7 @@ def test_counts_usage_thresholds_footer_and_run_link() -> None:
     md = DriftReporter(
         drift_report(),
         run_url="https://github.com/acme/shop/actions/runs/42",
-        promote_label="canary:accept",
+        accept_hint="add the label `canary:accept` to this pull request",
     ).to_markdown()
     assert "**2 regressions** · **1 improvement** · **2 stable** · **1 inconclusive**" in md
     assert "tokens 12,000 → 13,500 (+12%)" in md
@@ -129,9 +129,12 @@ def _huge(n_regressions: int = 5_000, size: int = 10_000) -> list[ProbeCompariso
 @pytest.mark.parametrize("budget", [65_000, 1_000_000])
 def test_budget_holds_for_5000_regressions_with_10kb_responses(budget: int) -> None:
     report = drift_report(_huge())
-    md = DriftReporter(report, report_location="the job summary").to_markdown(budget=budget)
+    marker = "<!-- promptcanary: suite=s, model=m -->"
+    md = DriftReporter(report, report_location="the job summary", marker=marker).to_markdown(
+        budget=budget
+    )
     assert len(md) <= budget
-    assert md.startswith(markdown_marker(report.suite_name, report.provider.model_id))
+    assert md.startswith(marker)
     assert "Shortened to fit" in md and "The full report is in the job summary." in md
     assert "regression details" in md
     # Cut from the tail: the worst regression is always there, with its details.
@@ -173,7 +176,7 @@ def test_tiny_budgets_are_never_exceeded(budget: int) -> None:
     report = drift_report(_huge(n_regressions=50, size=2_000), suite="s" * 500, model="m" * 500)
     md = DriftReporter(report).to_markdown(budget=budget)
     assert len(md) <= budget
-    assert md.startswith("<!-- promptcanary: suite=")
+    assert md.startswith("## ")
 
 
 def test_budget_below_minimum_is_refused() -> None:

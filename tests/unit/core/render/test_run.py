@@ -6,7 +6,6 @@ import pytest
 
 from promptcanary.core.reporter import (
     RunReporter,
-    markdown_marker,
     run_to_html,
     run_to_markdown,
 )
@@ -18,11 +17,11 @@ def test_golden_no_baseline_markdown() -> None:
 
 
 def test_no_baseline_markdown_says_how_to_promote() -> None:
-    md = run_to_markdown(run_result(), promote_label="canary:accept")
-    assert md.startswith(markdown_marker("checkout-agent", "openai/gpt-4o-mini") + "\n")
+    md = run_to_markdown(run_result(), accept_hint="add the label `canary:accept` to this PR")
     assert "no baseline yet" in md
-    assert "add the label `canary:accept`" in md
-    assert "--save-baseline" in md
+    assert "To make this run the baseline, add the label `canary:accept` to this PR." in md
+    default = run_to_markdown(run_result())
+    assert "--save-baseline" in default and "pull request" not in default.lower()
 
 
 def test_failing_pairs_errors_and_usage() -> None:
@@ -35,9 +34,9 @@ def test_failing_pairs_errors_and_usage() -> None:
 @pytest.mark.parametrize("budget", [1_000, 5_000, 65_000])
 def test_run_markdown_budget(budget: int) -> None:
     run = run_result(n_prompts=400, failing=tuple(range(400)), response=HOSTILE * 20)
-    md = run_to_markdown(run, budget=budget)
+    md = run_to_markdown(run, budget=budget, marker="<!-- promptcanary: x -->")
     assert len(md) <= budget
-    assert md.startswith("<!-- promptcanary:")
+    assert md.startswith("<!-- promptcanary: x -->")
     if budget > 1_000:
         assert "Shortened to fit" in md
 

@@ -82,7 +82,7 @@ def test_run_terminal_and_quiet() -> None:
     out = console.file.getvalue()
     assert "1 of 3 pairs failing, 1 request errored." in out
     assert "HTTP 500 from provider" in out
-    assert "promptcanary:promote" in out
+    assert "run promptcanary run --save-baseline" in out and "pull request" not in out
     console = plain_console(100)
     print_run_terminal(run, console, quiet=True)
     assert console.file.getvalue().count("\n") == 1

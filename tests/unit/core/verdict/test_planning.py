@@ -21,9 +21,10 @@ from promptcanary.core.models import (
 )
 from promptcanary.core.probes.format import JsonValidityProbe
 from promptcanary.core.suite import CanarySuite
-from promptcanary.core.verdict.planning import Plan, describe, plan, price
+from promptcanary.core.verdict.planning import Plan, describe, plan
 from promptcanary.core.verdict.power import fisher_power, samples_needed
 from promptcanary.errors import ConfigError
+from promptcanary.providers.litellm import token_price
 
 
 def baseline(model: str = "openai/gpt-4o-mini", *, tokens: bool = True) -> BaselineSnapshot:
@@ -75,7 +76,7 @@ def test_plan_options_change_the_answer() -> None:
 def test_plan_prices_a_run_from_the_baseline_tokens() -> None:
     import litellm
 
-    result = plan(0.4, prompts=10, baseline=baseline())
+    result = plan(0.4, prompts=10, baseline=baseline(), pricer=token_price)
     assert result.samples == 30 and result.requests == 300
     # Mean over the 8 successful responses: 150 in, 50 out per request.
     assert (result.prompt_tokens, result.completion_tokens) == (45_000, 15_000)
@@ -112,7 +113,7 @@ def test_plan_sizes_a_suite_with_its_min_effect() -> None:
 
 
 def test_plan_unknown_price_keeps_tokens() -> None:
-    result = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"))
+    result = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"), pricer=token_price)
     assert result.cost_usd is None
     assert result.prompt_tokens == 150 * 60
     assert "no price for openai/fake-model" in result.cost_note
@@ -120,7 +121,13 @@ def test_plan_unknown_price_keeps_tokens() -> None:
 
 
 def test_plan_model_override_and_missing_tokens() -> None:
-    priced = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"), model="gpt-4o-mini")
+    priced = plan(
+        0.4,
+        prompts=2,
+        baseline=baseline("openai/fake-model"),
+        model="gpt-4o-mini",
+        pricer=token_price,
+    )
     assert priced.cost_usd is not None and priced.model_id == "gpt-4o-mini"
     no_tokens = plan(0.4, prompts=2, baseline=baseline(tokens=False))
     assert no_tokens.prompt_tokens is None and no_tokens.cost_usd is None
@@ -150,9 +157,9 @@ def test_plan_rejects_bad_values_naming_the_field(kwargs: dict[str, float], fiel
 
 
 def test_price_is_none_for_unknown_or_empty_models() -> None:
-    assert price("", 10, 10) is None
-    assert price("openai/fake-model", 10, 10) is None
-    assert (price("gpt-4o-mini", 1000, 0) or 0) > 0
+    assert token_price("", 10, 10) is None
+    assert token_price("openai/fake-model", 10, 10) is None
+    assert (token_price("gpt-4o-mini", 1000, 0) or 0) > 0
 
 
 def test_plan_dataclass_is_frozen() -> None:
