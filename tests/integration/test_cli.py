@@ -1,19 +1,18 @@
-"""The CLI through its real entry point (a subprocess running the `promptcanary` console script)
-against the loopback OpenAI-compatible server: exit codes, messages, files."""
+"""The CLI through its entry point (``promptcanary.cli.main``, in process; a few tests marked
+``e2e`` run the installed console script) against the loopback OpenAI-compatible server: exit
+codes, messages, files."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes.cli import CliResult, run_cli, run_process
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 
 SUITE = """\
@@ -28,28 +27,9 @@ prompts:
 """
 
 
-def cli_path() -> str:
-    found = shutil.which("promptcanary", path=str(Path(sys.executable).parent))
-    assert found, "the promptcanary console script is not installed next to this Python"
-    return found
-
-
-def pc(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(
-        {
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "OPENAI_API_KEY": "sk-test-cli-key-123",
-            "COLUMNS": "100",
-            "NO_COLOR": "1",
-        }
-    )
-    env.update(env_extra or {})
-    return subprocess.run(
-        [cli_path(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+#: In process (fast); ``pc_process`` runs the installed console script end to end.
+pc = run_cli
+pc_process = run_process
 
 
 @pytest.fixture
@@ -58,16 +38,17 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def assert_no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+def assert_no_traceback(proc: CliResult | subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
 
 
+@pytest.mark.e2e
 def test_help_and_version(tmp_path: Path) -> None:
-    proc = pc("--help", cwd=tmp_path)
+    proc = pc_process("--help", cwd=tmp_path)
     assert proc.returncode == 0
     for command in ("init", "run", "compare", "baselines", "report", "version"):
         assert command in proc.stdout
-    proc = pc("version", cwd=tmp_path)
+    proc = pc_process("version", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("promptcanary ")
 
 
@@ -194,11 +175,12 @@ def test_no_baseline_exits_3(project: Path) -> None:
     assert_no_traceback(proc)
 
 
+@pytest.mark.e2e
 def test_auth_failure_exits_3_with_one_message_and_no_secret(project: Path) -> None:
     with FakeLLMServer(
         lambda r: Reply(status=401, error_message="Incorrect API key provided: sk-test-cli-key-123")
     ) as server:
-        proc = pc(
+        proc = pc_process(
             "run",
             "-c",
             "canary.yaml",
@@ -285,8 +267,9 @@ def test_replay_rescoring_and_fail_on_failure_without_any_model(tmp_path: Path) 
     assert proc.returncode == 1 and "CRITICAL" in proc.stdout
 
 
+@pytest.mark.e2e
 def test_quickstart_command_from_the_readme(tmp_path: Path) -> None:
-    proc = pc(
+    proc = pc_process(
         "compare",
         "-c",
         str(QUICKSTART / "canary.yaml"),
