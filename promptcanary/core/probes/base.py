@@ -178,14 +178,64 @@ def params_digest(params: dict[str, Any]) -> str:
 
 
 def register_probe(cls: type[BaseProbe]) -> type[BaseProbe]:
-    """Class decorator: make ``cls`` resolvable by its ``probe_id`` from YAML ``type:``."""
-    _PROBE_REGISTRY[cls.probe_id] = cls
+    """Class decorator: make ``cls`` resolvable by its ``probe_id`` from YAML ``type:``.
+
+    Raises:
+        ProbeConfigError: another class already holds that id (a built-in or another plugin):
+            a registry never lets one probe silently replace another.
+    """
+    _claim(cls.probe_id, cls)
     return cls
 
 
+def _claim(probe_id: str, cls: type[BaseProbe]) -> None:
+    _load_builtins()  # so a user's class can never take a built-in's id before it loads
+    existing = _PROBE_REGISTRY.get(probe_id)
+    if existing is not None and _qualified(existing) != _qualified(cls):
+        raise ProbeConfigError(
+            f"probe id '{probe_id}' is already registered by {_qualified(existing)}; "
+            f"{_qualified(cls)} cannot replace it",
+            hint="Give your probe another id, e.g. @probe('my_" + probe_id + "').",
+        )
+    _PROBE_REGISTRY[probe_id] = cls
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+#: Entry-point group through which installed packages provide probes (name = YAML ``type:``).
+ENTRY_POINT_GROUP = "promptcanary.probes"
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Register the probes installed packages declare under :data:`ENTRY_POINT_GROUP`."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        where = f"entry point '{ep.name} = {ep.value}' (group {ENTRY_POINT_GROUP})"
+        try:
+            obj = ep.load()
+        except Exception as exc:  # the plugin's own code: report it, never crash the run
+            first = (str(exc).splitlines() or [""])[0]
+            raise ProbeConfigError(
+                f"cannot load the probe plugin {where}: {type(exc).__name__}: {first}"
+            ) from exc
+        if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
+            raise ProbeConfigError(f"the probe plugin {where} is not a BaseProbe subclass")
+        if _PROBE_REGISTRY.get(ep.name) is not obj:
+            _claim(ep.name, obj)
+
+
 def registered_probes() -> dict[str, type[BaseProbe]]:
-    """A copy of the registry: YAML type name → probe class."""
+    """A copy of the registry: YAML type name → probe class (installed plugins included)."""
     _load_builtins()
+    _load_plugins()
     return dict(_PROBE_REGISTRY)
 
 
@@ -196,6 +246,8 @@ def get_probe_class(type_name: str) -> type[BaseProbe]:
         LookupError: unknown name (the message lists the known ones).
     """
     _load_builtins()
+    if type_name not in _PROBE_REGISTRY and ":" not in type_name:
+        _load_plugins()
     if type_name in _PROBE_REGISTRY:
         return _PROBE_REGISTRY[type_name]
     if ":" in type_name:
@@ -367,7 +419,7 @@ def probe(
                 "__doc__": fn.__doc__,
             },
         )
-        _PROBE_REGISTRY[probe_id] = cls
+        _claim(probe_id, cls)
         return cls
 
     return decorator

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
 from promptcanary.core.run.engine import RunExecution, probe_one
@@ -106,7 +106,7 @@ def run_suite(
         asyncio.get_running_loop()
     except RuntimeError:
         asyncio.run(main())
-        return box["result"]
+        return cast("CanaryRunResult", box["result"])
 
     def target() -> None:
         try:
@@ -119,7 +119,7 @@ def run_suite(
     thread.join()
     if "error" in box:
         raise box["error"]
-    return box["result"]
+    return cast("CanaryRunResult", box["result"])
 
 
 async def arun_suite(
