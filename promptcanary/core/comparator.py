@@ -22,6 +22,7 @@ from promptcanary.core.models import (
     ProbeComparison,
     ProbeResult,
 )
+from promptcanary.core.text import clip
 from promptcanary.core.verdict.pairs import Side
 
 #: Longest excerpt of a prompt/response kept in a report for a changed pair.
@@ -186,9 +187,7 @@ def _group(results: list[ProbeResult]) -> dict[tuple[str, str], Side]:
 
 def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str | None:
     """The first ``limit`` characters of ``text`` (with an ellipsis when cut)."""
-    if text is None:
-        return None
-    return text if len(text) <= limit else text[:limit] + "…"
+    return None if text is None else clip(text, limit)
 
 
 class _Texts:

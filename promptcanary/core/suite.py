@@ -17,6 +17,7 @@ from promptcanary.core.config import (
 )
 from promptcanary.core.models import CanaryPrompt, CanaryRunResult
 from promptcanary.core.probes.base import BaseProbe, params_digest
+from promptcanary.core.text import clip
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -309,8 +310,7 @@ def _check_unique_prompt_ids(prompts: list[CanaryPrompt]) -> None:
 
 
 def _excerpt(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit, flatten=True)
 
 
 def _derived_id(probe: BaseProbe, all_probes: list[BaseProbe]) -> str:

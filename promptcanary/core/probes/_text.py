@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from promptcanary.core.text import clip
+
 #: Longest excerpt of model output a probe puts into ``details``.
 EXCERPT_CHARS = 120
 #: How many positions of ``{`` / ``[`` :func:`find_json` tries before giving up (keeps huge,
@@ -21,21 +23,14 @@ _FENCE_RE = re.compile(r"```[^\n`]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis, as a repr."""
-    flat = " ".join(text.split())
-    if len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
-    return repr(flat)
+    return repr(clip(text, limit, flatten=True))
 
 
 def short_list(items: list[str], limit: int = 8) -> str:
     """``a, b, c`` — at most ``limit`` items, then ``(+N more)``; each item capped too."""
-    shown = [_cap(str(item), 40) for item in items[:limit]]
+    shown = [clip(str(item), 40) for item in items[:limit]]
     more = f" (+{len(items) - limit} more)" if len(items) > limit else ""
     return ", ".join(shown) + more
-
-
-def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fenced_blocks(text: str) -> list[str]:

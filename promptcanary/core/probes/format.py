@@ -27,6 +27,7 @@ from promptcanary.core.probes._text import (
     strip_code_fences,
 )
 from promptcanary.core.probes.base import BaseProbe, register_probe
+from promptcanary.core.text import clip
 
 #: Score of a JSON value found inside prose: still usable, but a parser that json.loads the whole
 #: reply would break, so it must read as a drop from 1.0.
@@ -179,7 +180,7 @@ class JsonSchemaProbe(BaseProbe):
 
 
 def _cap_message(message: str, limit: int = 100) -> str:
-    return message if len(message) <= limit else message[: limit - 1] + "…"
+    return clip(message, limit)
 
 
 def _schema_validator(schema: dict[str, Any]) -> Any:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from promptcanary.core.text import ELLIPSIS, clip
+
 #: Inserted to break workflow commands, mentions and references without changing what is read.
 ZWSP = "\u200b"
 
@@ -136,9 +138,9 @@ def one_line(text: str | None, max_chars: int) -> str:
     head = clean_text(text[: max_chars * 2 + 1])
     flat = " ".join(part.strip() for part in head.split("\n")).replace("\t", " ")
     flat = re.sub(r" {2,}", " ", flat).strip()
-    if len(flat) > max_chars or len(text) > max_chars * 2 + 1:
-        flat = flat[: max_chars - 1].rstrip() + "…"
-    return flat
+    if len(text) > max_chars * 2 + 1:  # cut while reading: say so even if the rest fits
+        flat = flat[: max_chars - 1].rstrip() + ELLIPSIS
+    return clip(flat, max_chars)
 
 
 # ── Markdown ────────────────────────────────────────────────────────────────────────────────

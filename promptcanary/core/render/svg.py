@@ -10,6 +10,7 @@ import math
 from markupsafe import Markup, escape
 
 from promptcanary.core.render.trend import TrendPoint
+from promptcanary.core.text import clip
 
 #: At most this many probes get a row in the heat strip.
 MAX_HEAT_ROWS = 40
@@ -115,8 +116,7 @@ def heat_strip(points: list[TrendPoint], probe_names: dict[str, tuple[str, str]]
         name, category = probe_names.get(pid, (pid, "custom"))
         y = row * (cell + gap)
         label = f"{category} · {name or pid}"
-        if len(label) > 34:
-            label = label[:33] + "…"
+        label = clip(label, 34)
         parts.append(
             f'<text class="axis" x="{label_w - 8}" y="{y + 13}" text-anchor="end">'
             f"{escape(label)}</text>"
