@@ -158,6 +158,14 @@ def compare(
         str | None,
         typer.Option(help="Exit 1 when severity is at least this: low|medium|high|critical."),
     ] = None,
+    fail_on_suite_change: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-suite-change",
+            help="Exit 1 when canary.yaml gained, lost or edited prompts or probes since the "
+            "baseline (require a new baseline with every suite edit).",
+        ),
+    ] = False,
     regression_threshold: Annotated[
         float | None, typer.Option(help="Min score drop for a regression [default: 0.05].")
     ] = None,

@@ -257,6 +257,9 @@ class GatePolicy:
     """Fail on any drift, whatever its severity."""
     fail_on_inconclusive: bool = True
     """An unmeasurable comparison exits 3 (else 0)."""
+    fail_on_suite_change: bool = False
+    """Fail when canary.yaml gained, lost or edited prompts or probes since the baseline (so a
+    pull request that edits the suite must promote a new baseline)."""
 
     def __post_init__(self) -> None:
         value = self.fail_on_severity
@@ -272,12 +275,13 @@ class Verdict:
     """A gate's decision: a word for people and outputs, and the process exit code."""
 
     result: str
-    """passed | failed | inconclusive"""
+    """passed | failed | suite-changed | inconclusive"""
     exit_code: int
 
 
 def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
-    """Inconclusive first (never drift), then the severity threshold, then ``fail_on_drift``."""
+    """Inconclusive first (never drift), then the severity threshold and ``fail_on_drift``, then
+    suite changes (only with ``fail_on_suite_change``)."""
     if report.is_inconclusive:
         return Verdict(
             "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
@@ -286,6 +290,8 @@ def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
         policy.fail_on_drift and report.has_drift
     ):
         return Verdict("failed", EXIT_DRIFT)
+    if policy.fail_on_suite_change and report.suite_changed:
+        return Verdict("suite-changed", EXIT_DRIFT)
     return Verdict("passed", EXIT_OK)
 
 

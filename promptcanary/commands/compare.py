@@ -34,6 +34,7 @@ class CompareArgs(RunFlags):
     save_run: Path | None = None
     fail_on_drift: bool = False
     fail_on_severity: str | None = None
+    fail_on_suite_change: bool = False
     regression_threshold: float | None = None
     improvement_threshold: float | None = None
     alpha: float | None = None
@@ -62,7 +63,9 @@ def compare_command(args: CompareArgs) -> int:
     _check_args(args)
     try:
         policy = pipeline.GatePolicy(
-            fail_on_severity=args.fail_on_severity, fail_on_drift=args.fail_on_drift
+            fail_on_severity=args.fail_on_severity,
+            fail_on_drift=args.fail_on_drift,
+            fail_on_suite_change=args.fail_on_suite_change,
         )
         overrides = args.overrides(
             regression_threshold=args.regression_threshold,

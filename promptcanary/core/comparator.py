@@ -99,10 +99,14 @@ def _compare(
     min_effect: float,
     max_error_rate: float,
 ) -> DriftReport:
+    from promptcanary.core.verdict.suite_changes import split_pairs
+
     base_run = baseline.run_result
     b_sides = _group(base_run.probe_results)
     c_sides = _group(current.probe_results)
-    keys = sorted(set(b_sides) | set(c_sides))
+    # Only pairs both runs measured are compared: a prompt or probe added, removed or edited in
+    # canary.yaml is a suite change, reported as such, never a regression.
+    keys, suite_changes = split_pairs(base_run, current)
 
     from promptcanary.core.verdict import rules as decision
 
@@ -164,6 +168,7 @@ def _compare(
         baseline_created_at=baseline.created_at,
         current_run_id=current.run_id,
         comparisons=comparisons,
+        suite_changes=suite_changes,
         regression_threshold=regression_threshold,
         improvement_threshold=improvement_threshold,
         alpha=alpha,

@@ -282,3 +282,27 @@ def test_quickstart_command_from_the_readme(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "regression" in proc.stdout.lower()
     assert (tmp_path / "drift.html").stat().st_size > 1000
+
+
+def test_editing_the_suite_is_a_suite_change_not_drift(project: Path) -> None:
+    answers = {
+        "Capital of France as JSON": '{"capital": "Paris"}',
+        "Another JSON question about Paris": '{"city": "Paris"}',
+        "A new JSON question about Paris": '{"new": "Paris"}',
+    }
+    with FakeLLMServer(lambda r: answers[last_user_text(r)]) as server:
+        base = ("-p", "openai/fake", "--api-base", server.base_url, "--no-progress")
+        assert pc("run", "-c", "canary.yaml", *base, "--save-baseline", cwd=project).returncode == 0
+        suite = project / "canary.yaml"
+        suite.write_text(
+            suite.read_text().replace("Another JSON question", "A new JSON question"),
+            encoding="utf-8",
+        )
+        proc = pc("compare", "-c", "canary.yaml", *base, "--fail-on-severity", "low", cwd=project)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        first = proc.stdout.strip().splitlines()[0]
+        assert "No drift, suite changed" in first
+        assert "edited (was" in proc.stdout
+        assert "Suite changes (1)" in proc.stdout and "Not present" not in proc.stdout
+        strict = pc("compare", "-c", "canary.yaml", *base, "--fail-on-suite-change", cwd=project)
+        assert strict.returncode == 1

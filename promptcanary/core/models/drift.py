@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +44,32 @@ class DriftSeverity(str, Enum):
 FISHER = "fisher"
 MANN_WHITNEY = "mann_whitney"
 THRESHOLD = "threshold"
+
+
+class SuiteChange(BaseModel):
+    """A difference between the suite the baseline measured and the suite measured now.
+
+    Suite changes are edits to canary.yaml, not model behaviour: their pairs are never compared,
+    never regressions, and never enter the severity.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["added", "removed", "edited"]
+    """added: no baseline yet; removed: in the baseline, gone from the suite; edited: a prompt
+    whose text (so its content-derived id) changed in place."""
+    what: Literal["prompt", "probe"]
+    """Whether a prompt or a probe changed."""
+    prompt_id: str | None = None
+    """The prompt (for a probe change: None when the probe changed on every prompt)."""
+    previous_prompt_id: str | None = None
+    """For an edited prompt: its id in the baseline."""
+    probe_id: str | None = None
+    """The probe, for a probe change."""
+    text: str | None = None
+    """An excerpt of the prompt's text now (or in the baseline, when removed)."""
+    pairs: int = 0
+    """How many (probe, prompt) pairs this change leaves without a comparison."""
 
 
 class ProbeComparison(BaseModel):
@@ -141,7 +168,10 @@ class DriftReport(BaseModel):
     created_at: datetime = Field(default_factory=_now)
     """When the comparison was made."""
     comparisons: list[ProbeComparison] = Field(default_factory=list)
-    """Every (probe, prompt) pair, sorted by probe id then prompt id."""
+    """The (probe, prompt) pairs present on both sides, sorted by probe id then prompt id."""
+    suite_changes: list[SuiteChange] = Field(default_factory=list)
+    """Prompts and probes added, removed or edited in canary.yaml since the baseline; their pairs
+    are not in ``comparisons``."""
     regression_threshold: float = 0.05
     """Minimum score drop used for a regression."""
     improvement_threshold: float = 0.05
@@ -286,6 +316,29 @@ class DriftReport(BaseModel):
         return DriftSeverity.LOW
 
     @property
+    def suite_changed(self) -> bool:
+        """True when canary.yaml gained, lost or edited prompts or probes since the baseline."""
+        return bool(self.suite_changes)
+
+    @property
+    def suite_change_summary(self) -> str | None:
+        """``suite changed: 1 prompt added, 2 removed, 1 probe added`` (None when unchanged)."""
+        if not self.suite_changes:
+            return None
+        parts = []
+        for what in ("prompt", "probe"):
+            counts = [
+                (kind, sum(1 for c in self.suite_changes if c.what == what and c.kind == kind))
+                for kind in ("added", "removed", "edited")
+            ]
+            shown = [f"{n} {kind}" for kind, n in counts if n]
+            if shown:
+                total = sum(n for _, n in counts)
+                noun = what if total == 1 else what + "s"
+                parts.append(f"{noun} " + ", ".join(shown))
+        return "suite changed: " + "; ".join(parts)
+
+    @property
     def verdict(self) -> str:
         """One word: inconclusive, drift or ok."""
         if self.is_inconclusive:
@@ -308,17 +361,23 @@ class DriftReport(BaseModel):
                 f"Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
                 f"be measured reliably — {why}; this is not evidence of model drift."
             )
+        changed = (
+            f" The {self.suite_change_summary} (not compared; promote to record baselines for "
+            "them)."
+            if self.suite_changed
+            else ""
+        )
         if not self.has_drift:
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
             return (
                 f"No drift: suite '{self.suite_name}' on {self.provider.model_id} is stable "
-                f"({scores}{tail}{inc})."
+                f"({scores}{tail}{inc}).{changed}"
             )
         return (
             f"{self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
             f"'{self.suite_name}' on {self.provider.model_id} ({scores}"
             + (f", {n_imp} improvement(s)" if n_imp else "")
             + (f", {n_inc} inconclusive" if n_inc else "")
-            + ")."
+            + f").{changed}"
         )

@@ -222,9 +222,10 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     if report.is_inconclusive:
         return fmt.INCONCLUSIVE_ICON, f"Inconclusive: {fmt.INCONCLUSIVE_WORDS}"
     icon = fmt.SEVERITY_ICONS[report.severity]
-    if not report.has_drift:
-        return icon, "No drift"
-    return icon, f"{report.severity.value.upper()} drift"
+    words = "No drift" if not report.has_drift else f"{report.severity.value.upper()} drift"
+    if report.suite_changed:
+        words += ", suite changed"
+    return icon, words
 
 
 def _single_sample_note(report: DriftReport) -> str | None:

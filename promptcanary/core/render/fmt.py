@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from promptcanary.core.models import DriftSeverity, ProbeComparison, UsageSummary
+from promptcanary.core.models import DriftSeverity, ProbeComparison, SuiteChange, UsageSummary
 from promptcanary.core.render import wording
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
@@ -113,3 +113,17 @@ def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
     return " · ".join(
         f"{label} {b} → {c}" + (f" ({change})" if change else "") for label, b, c, change in rows
     )
+
+
+def suite_change_text(c: SuiteChange) -> str:
+    """One plain line for a suite change: ``prompt 1a2b3c4d added: "text" · 2 pairs``."""
+    if c.what == "prompt":
+        text = f"prompt {c.prompt_id} {c.kind}"
+        if c.previous_prompt_id:
+            text += f" (was {c.previous_prompt_id})"
+        if c.text:
+            text += f": {c.text!r}"
+    else:
+        where = f"on prompt {c.prompt_id}" if c.prompt_id else "on every prompt"
+        text = f"probe {c.probe_id} {c.kind} {where}"
+    return f"{text} · {plural(c.pairs, 'pair')}"

@@ -165,6 +165,22 @@ def _location(view: ReportView) -> str:
     return "the HTML and JSON reports (`--output-html`, `--output-json`)"
 
 
+def _suite_change_lines(view: ReportView) -> list[str]:
+    lines = []
+    for c in view.report.suite_changes:
+        if c.what == "prompt":
+            line = f"- prompt {md_code(c.prompt_id or '', 60)} {c.kind}"
+            if c.previous_prompt_id:
+                line += f" (was {md_code(c.previous_prompt_id, 60)})"
+            if c.text:
+                line += f": {md_code(c.text, 140)}"
+        else:
+            where = f"on prompt {md_code(c.prompt_id, 60)}" if c.prompt_id else "on every prompt"
+            line = f"- probe {md_code(c.probe_id or '', 60)} {c.kind} {where}"
+        lines.append(line + f" · {fmt.plural(c.pairs, 'pair')}")
+    return lines
+
+
 def _footer(view: ReportView) -> str:
     parts = [
         "---",
@@ -246,7 +262,11 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
                 break
             details[i] = block
             n_rows += 1
-    # Tier 2: inconclusive groups, flaky pairs.
+    # Tier 2: suite changes, inconclusive groups, flaky pairs.
+    change_lines = _suite_change_lines(view)
+    n_changes = b.take_prefix(
+        (len(x) + 1 for x in change_lines), what="suite changes", total=len(change_lines)
+    )
     inc_lines = _inconclusive_lines(view)
     n_inc = b.take_prefix(
         (len(x) + 1 for x in inc_lines), what="inconclusive groups", total=len(inc_lines)
@@ -298,6 +318,17 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
         if len(imp_rows) < len(imps):
             out.append(f"\n_{len(imps) - len(imp_rows):,} improvements not listed._")
         out += ["", "</details>", ""]
+    if change_lines:
+        out += [
+            f"### Suite changes ({len(change_lines):,}) — not compared",
+            "",
+            "canary.yaml changed since the baseline. These prompts and probes are not model "
+            "behaviour, so they are not compared and never count as drift. To record baselines "
+            f"for them, {view.accept_hint}.",
+            "",
+            *change_lines[:n_changes],
+            "",
+        ]
     if view.inconclusive_groups:
         out += [
             f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",

@@ -164,6 +164,15 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
         console.print(_pairs(console, view, shown, with_reason=False))
         if len(view.improvements) > len(shown):
             console.print(Text(f"… {len(view.improvements) - len(shown):,} more", "dim"))
+    changes = view.report.suite_changes
+    if changes:
+        console.print(
+            Text(f"Suite changes ({len(changes):,}) — not compared, not drift", "bold cyan")
+        )
+        for c in changes[:MAX_ROWS]:
+            console.print(T(f"  {fmt.suite_change_text(c)}"))
+        if len(changes) > MAX_ROWS:
+            console.print(Text(f"  … {len(changes) - MAX_ROWS:,} more", "dim"))
     if view.inconclusive_groups:
         console.print(
             Text(

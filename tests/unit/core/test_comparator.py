@@ -80,17 +80,17 @@ def test_new_arguments_are_keyword_only() -> None:
     assert (report.regression_threshold, report.alpha, report.min_effect) == (0.2, 0.01, 0.3)
 
 
-def test_missing_side_is_scored_zero_and_failed() -> None:
+def test_pairs_on_one_side_only_are_suite_changes_never_regressions() -> None:
+    # Deliberately unlike the reference package (which scored a missing side 0.0, failed): an
+    # edited canary.yaml is not model drift.
     report = compare(
         snapshot([pr("kept", 1.0), pr("removed", 1.0)]), run([pr("kept", 1.0), pr("added", 1.0)])
     )
-    by_prompt = {c.prompt_id: c for c in report.comparisons}
-    removed, added = by_prompt["removed"], by_prompt["added"]
-    assert removed.current_score == 0.0 and not removed.current_passed and removed.regression
-    assert removed.current_details == "Not present in current run."
-    assert added.baseline_score == 0.0 and not added.baseline_passed and added.improvement
-    assert added.baseline_details == "Not present in baseline."
-    assert by_prompt["kept"].stable
+    assert [c.prompt_id for c in report.comparisons] == ["kept"]
+    assert report.comparisons[0].stable and not report.has_drift
+    changes = {(c.kind, c.what, c.prompt_id) for c in report.suite_changes}
+    assert changes == {("added", "prompt", "added"), ("removed", "prompt", "removed")}
+    assert report.suite_changed
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,145 @@
+"""What changed in canary.yaml between the baseline and now: prompts and probes added, removed or
+edited. Those pairs are suite changes, not model behaviour, so they are never compared.
+
+A prompt whose id is content-derived (no explicit ``id:``) gets a new id when its text changes. A
+removed prompt and an added one that sit in the same place of the suite (between the same
+neighbours) are reported as one *edited* prompt; an explicit ``id:`` keeps a prompt the same
+test whatever its text, and its pairs stay compared.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from difflib import SequenceMatcher
+
+from promptcanary.core.models import CanaryPrompt, CanaryRunResult, SuiteChange, prompt_id_for
+from promptcanary.core.text import clip
+
+__all__ = ["Key", "split_pairs"]
+
+#: (probe id, prompt id)
+Key = tuple[str, str]
+
+_TEXT_CHARS = 120
+
+
+def split_pairs(
+    baseline: CanaryRunResult, current: CanaryRunResult
+) -> tuple[list[Key], list[SuiteChange]]:
+    """(the pairs both runs measured, sorted; the suite changes that explain the others)."""
+    b_keys = {(r.probe_id, r.prompt_id) for r in baseline.probe_results}
+    c_keys = {(r.probe_id, r.prompt_id) for r in current.probe_results}
+    compared = sorted(b_keys & c_keys)
+    if b_keys == c_keys:
+        return compared, []
+
+    b_order, c_order = _prompt_order(baseline), _prompt_order(current)
+    b_texts, c_texts = _prompts(baseline), _prompts(current)
+    b_pairs, c_pairs = _pairs_per_prompt(b_keys), _pairs_per_prompt(c_keys)
+    removed = [p for p in b_order if p not in c_pairs]
+    added = [p for p in c_order if p not in b_pairs]
+
+    changes: list[SuiteChange] = []
+    edited: dict[str, str] = {}  # new id -> old id
+    matcher = SequenceMatcher(a=b_order, b=c_order, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        for old, new in zip(b_order[i1:i2], c_order[j1:j2]):
+            if old in c_pairs or new in b_pairs:
+                continue
+            if _derived(b_texts.get(old)) and _derived(c_texts.get(new)):
+                edited[new] = old
+    for new, old in edited.items():
+        changes.append(
+            SuiteChange(
+                kind="edited",
+                what="prompt",
+                prompt_id=new,
+                previous_prompt_id=old,
+                text=_excerpt(c_texts.get(new)),
+                pairs=len(b_pairs[old]) + len(c_pairs[new]),
+            )
+        )
+    for p in added:
+        if p not in edited:
+            changes.append(
+                SuiteChange(
+                    kind="added",
+                    what="prompt",
+                    prompt_id=p,
+                    text=_excerpt(c_texts.get(p)),
+                    pairs=len(c_pairs[p]),
+                )
+            )
+    gone = set(edited.values())
+    for p in removed:
+        if p not in gone:
+            changes.append(
+                SuiteChange(
+                    kind="removed",
+                    what="prompt",
+                    prompt_id=p,
+                    text=_excerpt(b_texts.get(p)),
+                    pairs=len(b_pairs[p]),
+                )
+            )
+    # Probes added to or removed from prompts both runs have.
+    both = set(b_pairs) & set(c_pairs)
+    changes += _probe_changes("added", {k for k in c_keys - b_keys if k[1] in both}, c_pairs, both)
+    changes += _probe_changes(
+        "removed", {k for k in b_keys - c_keys if k[1] in both}, b_pairs, both
+    )
+    return compared, changes
+
+
+def _probe_changes(
+    kind: str, keys: set[Key], per_prompt: dict[str, set[str]], prompts: set[str]
+) -> list[SuiteChange]:
+    by_probe: dict[str, list[str]] = defaultdict(list)
+    for probe_id, prompt_id in keys:
+        by_probe[probe_id].append(prompt_id)
+    out = []
+    for probe_id, prompt_ids in sorted(by_probe.items()):
+        everywhere = len(prompt_ids) == len(prompts)
+        targets: list[str | None] = [None] if everywhere else list(sorted(prompt_ids))
+        for target in targets:
+            out.append(
+                SuiteChange(
+                    kind=kind,  # type: ignore[arg-type]
+                    what="probe",
+                    probe_id=probe_id,
+                    prompt_id=target,
+                    pairs=len(prompt_ids) if target is None else 1,
+                )
+            )
+    return out
+
+
+def _pairs_per_prompt(keys: Iterable[Key]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for probe_id, prompt_id in keys:
+        out[prompt_id].add(probe_id)
+    return out
+
+
+def _prompt_order(run: CanaryRunResult) -> list[str]:
+    """Prompt ids in suite order (the run's prompts, else first appearance in its results)."""
+    seen: dict[str, None] = {p.id: None for p in run.prompts}
+    for r in run.probe_results:
+        seen.setdefault(r.prompt_id, None)
+    return list(seen)
+
+
+def _prompts(run: CanaryRunResult) -> dict[str, CanaryPrompt]:
+    return {p.id: p for p in run.prompts}
+
+
+def _derived(prompt: CanaryPrompt | None) -> bool:
+    """True when the prompt's id comes from its text (so editing the text changed the id)."""
+    return prompt is not None and prompt.id == prompt_id_for(prompt.text, prompt.system_prompt)
+
+
+def _excerpt(prompt: CanaryPrompt | None) -> str | None:
+    return clip(prompt.text, _TEXT_CHARS, flatten=True) if prompt is not None else None
