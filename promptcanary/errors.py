@@ -32,6 +32,9 @@ EXIT_DRIFT = 1
 EXIT_USAGE = 2
 #: Exit code: could not measure (auth failure, every prompt errored, no baseline, too many errors).
 EXIT_INCONCLUSIVE = 3
+#: Exit code (Action only): a promotion was measured but its baseline could not be committed
+#: (GitHub refused the commit, or the branch moved since the label). 4 is the CLI's internal bug.
+EXIT_PROMOTION_FAILED = 5
 
 
 class PromptCanaryError(Exception):

@@ -61,9 +61,11 @@ class Router:
         query: dict[str, str],
         body: dict[str, Any],
         token: Token,
+        raw_body: Any = None,
     ) -> None:
         self.fake, self.method, self.path, self.query = fake, method, path, query
         self.body, self.token = body, token
+        self.raw_body = raw_body
 
     def route(self) -> tuple[int, Any, dict[str, str]]:
         if self.method != "GET" and not self.token.write:
@@ -250,8 +252,10 @@ class Router:
 
     def add_labels(self, repo: FakeRepo, number: str) -> tuple[int, Any, dict[str, str]]:
         issue = self._get(repo, number)
-        names = self.body.get("labels", []) if isinstance(self.body, dict) else []
-        for name in names:
+        # PyGithub sends a bare list of (URL-quoted) names; the API also takes {"labels": [...]}.
+        raw = self.raw_body
+        names = raw if isinstance(raw, list) else (raw or {}).get("labels", [])
+        for name in (unquote(str(n)) for n in names):
             if name not in {lab["name"] for lab in issue["labels"]}:
                 issue["labels"].append(self.fake._label(repo, name))
         return 200, issue["labels"], {}

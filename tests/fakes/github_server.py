@@ -449,7 +449,7 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
             if token is None:
                 raise Answer(401, {"message": "Bad credentials"})
             return Router(
-                fake, method, path, query, body if isinstance(body, dict) else {}, token
+                fake, method, path, query, body if isinstance(body, dict) else {}, token, body
             ).route()
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle  # noqa: N815
