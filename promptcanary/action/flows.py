@@ -26,7 +26,7 @@ from promptcanary.action.outcome import Outcome, ReportFiles, drift_over_thresho
 from promptcanary.action.promote import promote
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
-from promptcanary.core.render.safety import md_text
+from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.core.reporter import run_to_json
 from promptcanary.errors import (
     EXIT_INCONCLUSIVE,
@@ -359,6 +359,8 @@ def _start_check(s: Session, branch: str) -> str:
 
 
 def _dispatch_refusal(workflow: str, exc: GitHubError) -> str:
+    """Why the dispatch failed and what to do, as Markdown (the workflow name is escaped)."""
+    workflow = md_code(workflow, 100)
     if exc.status in (401, 403):
         return (
             "the token may not start workflows. Grant `actions: write` to the promoting job "
@@ -366,12 +368,12 @@ def _dispatch_refusal(workflow: str, exc: GitHubError) -> str:
         )
     if exc.status == 404:
         return (
-            f"there is no workflow '{workflow}' in this repository. Set the `check-workflow` "
+            f"there is no workflow {workflow} in this repository. Set the `check-workflow` "
             "input to the file name of the workflow that runs the check."
         )
     if exc.status == 422:
         return (
-            f"the workflow '{workflow}' has no `workflow_dispatch` trigger. Add "
+            f"the workflow {workflow} has no `workflow_dispatch` trigger. Add "
             "`workflow_dispatch:` under its `on:`."
         )
-    return exc.message
+    return md_text(exc.message, 400)

@@ -222,9 +222,10 @@ def check_started_note(workflow: str, branch: str) -> str:
 
 
 def check_not_started_note(reason: str) -> str:
-    """The promotion comment's line when the check could not be started (``reason`` is ours)."""
+    """The promotion comment's line when the check could not be started. ``reason`` is our own
+    Markdown (anything from outside in it is already escaped)."""
     return (
-        f"⚠️ The check was **not** started on the new head: {md_text(reason, 600)} Until it "
+        f"⚠️ The check was **not** started on the new head: {reason} Until it "
         "runs, the pull request has no PromptCanary check for its new head: push a commit to "
         "the branch, or close and reopen the pull request, to run it."
     )
