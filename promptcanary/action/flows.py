@@ -332,8 +332,10 @@ def _start_check(s: Session, branch: str) -> str:
     the line the promotion comment shows about it."""
     workflow = s.config.check_workflow or s.context.workflow_file or ""
     if s.config.check_workflow == "none":
-        return render.check_not_started_note(
-            "`check-workflow: none` is set, so PromptCanary starts no workflow."
+        return (
+            "ℹ️ `check-workflow: none`: PromptCanary started no workflow. A commit made with a "
+            "GitHub App or personal token starts the check by itself; with the workflow's own "
+            "token, push a commit or close and reopen the pull request to get the check."
         )
     if not workflow:
         reason = (

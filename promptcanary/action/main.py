@@ -103,8 +103,9 @@ def main(
     github_factory: GitHubFactory = connect_github,
     make_provider: ProviderFactory = default_provider,
 ) -> int:
-    """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage, 3
-    inconclusive with ``fail-on-inconclusive``)."""
+    """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage or a
+    missing provider key, 3 inconclusive with ``fail-on-inconclusive`` or a skip for withheld
+    secrets with ``fail-on-skip``, 5 a promotion that committed nothing)."""
     env = os.environ if environ is None else environ
     workflow = Workflow(env, stream)
     # Before anything else is printed: the runner hides these values in every later line.

@@ -255,3 +255,9 @@ def test_the_watch_issue_is_found_without_its_label_and_relabelled(world: World)
     world.answers["author"] = GOOD["author"]
     healthy = world.run("schedule", load_event("schedule"))
     assert healthy.outputs["result"] == "passed" and issue["state"] == "closed"
+
+
+def test_check_workflow_none_starts_nothing_and_says_so(world: World) -> None:
+    run = world.run("pull_request", labeled(), **{"check-workflow": "none"})
+    assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
+    assert "`check-workflow: none`" in world.bot_comments()[0]["body"]
