@@ -370,7 +370,9 @@ class GitHubClient:
             )
         except GitHubError as exc:
             text = exc.message.lower()
-            if exc.status == 422 and "fast forward" in text:
+            if (exc.status is None or exc.status >= 500) and self._branch_at(branch, commit["sha"]):
+                pass  # the update was applied before the answer failed: the promotion stands
+            elif exc.status == 422 and "fast forward" in text:
                 raise BranchMovedError(
                     f"the branch '{branch}' moved after the run started: it no longer points "
                     f"at the measured commit {parent[:12]}",
@@ -378,20 +380,34 @@ class GitHubClient:
                     hint="Nothing was committed. Measure the new head and promote it: on a pull "
                     "request, remove and re-add the label.",
                 ) from None
-            if exc.status == 404 or (exc.status == 422 and "does not exist" in text):
+            elif exc.status == 404 or (exc.status == 422 and "does not exist" in text):
                 raise BranchNotFoundError(
                     f"the branch '{branch}' was not found in {self.repository}",
                     status=exc.status,
                     hint="Nothing was committed. The branch was deleted; push it again and "
                     "re-add the label.",
                 ) from None
-            raise
+            else:
+                raise
         return CommitResult(
             path=path,
             branch=branch,
             sha=str(commit["sha"]),
             html_url=str(commit.get("html_url") or ""),
         )
+
+    def _branch_at(self, branch: str, sha: str) -> bool:
+        """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
+        from urllib.parse import quote
+
+        try:
+            ref = _call(
+                f"read branch '{branch}'",
+                lambda: self._request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
+            )
+        except GitHubError:
+            return False
+        return bool((ref.get("object") or {}).get("sha") == sha)
 
     # ── workflow dispatch ──
 

@@ -261,3 +261,11 @@ def test_check_workflow_none_starts_nothing_and_says_so(world: World) -> None:
     run = world.run("pull_request", labeled(), **{"check-workflow": "none"})
     assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
     assert "`check-workflow: none`" in world.bot_comments()[0]["body"]
+
+
+def test_a_502_after_the_branch_moved_is_still_a_promotion(world: World) -> None:
+    # The ref update was applied, then the answer failed: re-reading the branch tells.
+    world.gh.fail("PATCH", r"/git/refs/heads/changes$", 502, times=1, after=True)
+    run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
+    assert run.returncode == 0 and run.outputs["result"] == "promoted", run.stdout
+    assert len(world.gh.repos[REPO].commits) == 1 and len(world.gh.repos[REPO].dispatches) == 1
