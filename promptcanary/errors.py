@@ -20,6 +20,7 @@ CLI and the Action both use :func:`exit_code_for`:
     2  usage, configuration or input error
     3  could not measure: inconclusive run, provider down, no baseline
     4  a bug in PromptCanary (an exception it did not raise on purpose)
+    5  (Action) a promotion was measured but its baseline could not be committed
  Messages never contain secrets: use :func:`redact` on anything that came from
 a provider before putting it into an error.
 """
@@ -41,6 +42,9 @@ EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
 #: Exit code: a bug in PromptCanary itself (an exception it did not raise on purpose).
 EXIT_INTERNAL = 4
+#: Exit code (Action only): a promotion was measured but its baseline could not be committed
+#: (GitHub refused the commit, or the branch moved since the label).
+EXIT_PROMOTION_FAILED = 5
 
 
 class PromptCanaryError(Exception):

@@ -33,6 +33,12 @@ class Plan:
     """The pull request to comment on, if any."""
     promote_branch: str | None = None
     """Where a promoted baseline is committed."""
+    promote_parent: str | None = None
+    """The commit that was measured: the promotion commit's parent, and the only commit the
+    branch may still point at when the baseline lands (the pull request's head SHA)."""
+    unmeasured: bool = False
+    """The skip is one where GitHub withholds secrets (fork, Dependabot): ``fail-on-skip``
+    turns it into a failure."""
 
 
 def decide(config: ActionConfig, context: GitHubContext) -> Plan:
@@ -57,17 +63,20 @@ def decide(config: ActionConfig, context: GitHubContext) -> Plan:
                 pr_number=pr_number,
             )
     if pr is not None and is_fork(pr):
-        what = (
-            "A pull request from a fork cannot be promoted: its branch belongs to another "
-            "repository, and this workflow's token may not push to it. A maintainer can promote "
-            "the baseline after merging, or from a branch of this repository."
-            if mode == "promote"
-            else "This pull request comes from a fork: the workflow gets no provider secrets "
-            "for it, so no model was called. Run the check from a branch of this repository, "
-            "or after merging."
-        )
-        return Plan("skip", reason=what, pr_number=pr_number)
+        return Plan("skip", reason=_fork_reason(mode), pr_number=pr_number, unmeasured=True)
     if mode == "promote":
+        if pr is not None and (pr.get("state") == "closed" or pr.get("merged")):
+            state = "merged" if pr.get("merged") else "closed"
+            return Plan(
+                "skip",
+                reason=(
+                    f"Not promoted: pull request #{pr_number} is {state}. A baseline is only "
+                    "promoted from an open pull request (GitHub sends the `labeled` event for "
+                    "closed ones too). Reopen it and add the label again, or promote on the "
+                    "base branch with `mode: promote` from a `workflow_dispatch` run."
+                ),
+                pr_number=pr_number,
+            )
         branch = _head_branch(pr) if pr is not None else context.branch
         if not branch:
             raise ConfigError(
@@ -77,27 +86,60 @@ def decide(config: ActionConfig, context: GitHubContext) -> Plan:
                 hint="Promote from a pull_request 'labeled' event, or a push / "
                 "workflow_dispatch on a branch.",
             )
-        return Plan("promote", pr_number=pr_number, promote_branch=branch)
+        parent = _head_sha(pr) if pr is not None else context.sha
+        return Plan("promote", pr_number=pr_number, promote_branch=branch, promote_parent=parent)
     if mode == "watch":
         return Plan("watch", pr_number=None)
     return Plan("check", pr_number=pr_number)
+
+
+def _fork_reason(mode: str) -> str:
+    return (
+        "A pull request from a fork cannot be promoted: its branch belongs to another "
+        "repository, and this workflow's token may not push to it. A maintainer can promote "
+        "the baseline after merging, or from a branch of this repository."
+        if mode == "promote"
+        else "This pull request comes from a fork: GitHub gives its workflow no secrets, so no "
+        "model was called and the check passes unmeasured. A maintainer can measure the change "
+        "from a branch of this repository, or after merging."
+    )
 
 
 def _auto_mode(config: ActionConfig, context: GitHubContext) -> str:
     if context.event_name == "schedule":
         return "watch"
     if context.event_name in PR_EVENTS and context.event.get("action") == "labeled":
-        return "promote" if _label_name(context.event) == config.promote_label else "skip"
+        # GitHub compares label names case-insensitively (and so does an `if:` in a workflow).
+        label = _label_name(context.event)
+        return "promote" if label.lower() == config.promote_label.lower() else "skip"
     return "check"
 
 
 def is_fork(pull_request: Mapping[str, Any]) -> bool:
-    """True when the PR's head lives in another repository (or a deleted one)."""
+    """True when the PR's head lives in another repository (or a deleted one).
+
+    Decided by identity, never by ``head.repo.fork``: that flag says "this repository is a fork"
+    and is true on both sides of a same-repository pull request in a forked repository.
+    """
     head_repo = (pull_request.get("head") or {}).get("repo")
     base_repo = (pull_request.get("base") or {}).get("repo") or {}
     if not isinstance(head_repo, dict):
         return True  # the fork was deleted: nothing we may push to
-    return bool(head_repo.get("full_name") != base_repo.get("full_name") or head_repo.get("fork"))
+    head_id, base_id = head_repo.get("id"), base_repo.get("id")
+    other_id = head_id is not None and base_id is not None and head_id != base_id
+    head_name = str(head_repo.get("full_name", "")).lower()
+    return other_id or head_name != str(base_repo.get("full_name", "")).lower()
+
+
+#: Who opens Dependabot's pull requests; its runs get Dependabot secrets, not Actions secrets.
+DEPENDABOT = "dependabot[bot]"
+
+
+def secrets_withheld(context: GitHubContext) -> bool:
+    """True when GitHub gives this run no Actions secrets: a fork's pull request or Dependabot.
+    Only there may a missing provider key end in a skip."""
+    pr = context.pull_request
+    return (pr is not None and is_fork(pr)) or context.actor == DEPENDABOT
 
 
 def _label_name(event: Mapping[str, Any]) -> str:
@@ -108,6 +150,11 @@ def _label_name(event: Mapping[str, Any]) -> str:
 def _head_branch(pr: Mapping[str, Any]) -> str | None:
     ref = (pr.get("head") or {}).get("ref")
     return str(ref) if ref else None
+
+
+def _head_sha(pr: Mapping[str, Any]) -> str | None:
+    sha = (pr.get("head") or {}).get("sha")
+    return str(sha) if sha else None
 
 
 def _pr_number(context: GitHubContext) -> int | None:

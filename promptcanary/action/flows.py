@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from promptcanary.action import render
 from promptcanary.action.activities import Plan
+from promptcanary.action.github import BranchMovedError
 from promptcanary.action.measure import (
     Target,
     compare_run,
@@ -25,9 +26,14 @@ from promptcanary.action.outcome import Outcome, ReportFiles, drift_over_thresho
 from promptcanary.action.promote import promote
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
-from promptcanary.core.render.safety import md_text
+from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.core.reporter import run_to_json
-from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError
+from promptcanary.errors import (
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    EXIT_PROMOTION_FAILED,
+    GitHubError,
+)
 
 if TYPE_CHECKING:
     from promptcanary.action.github import GitHubClient
@@ -35,6 +41,9 @@ if TYPE_CHECKING:
 
 #: Label of the watch issue.
 WATCH_LABEL = "promptcanary"
+#: Colour and description of the promote label when the check creates it.
+PROMOTE_LABEL_COLOR = "fbca04"
+PROMOTE_LABEL_DESCRIPTION = "PromptCanary: accept this pull request's run as the new baseline"
 
 T = TypeVar("T")
 
@@ -98,11 +107,38 @@ class Session:
             return str(path)
 
 
-def skipped(s: Session, reason: str) -> Outcome:
-    """No model call: explain why in the summary, neutral exit."""
+def skipped(s: Session, reason: str, *, unmeasured: bool = False) -> Outcome:
+    """No model call: explain why in the summary. Neutral exit, except that ``fail-on-skip``
+    fails (exit 3) a run left unmeasured because GitHub withheld the secrets."""
     s.workflow.add_summary(render.skipped_markdown(reason, s.where))
     s.workflow.notice(reason.replace("`", ""), title="PromptCanary skipped")
-    return Outcome("skipped", EXIT_OK)
+    code = EXIT_INCONCLUSIVE if unmeasured and s.config.fail_on_skip else EXIT_OK
+    return Outcome("skipped", code)
+
+
+def ensure_promote_label(s: Session) -> None:
+    """Create the promote label when the repository lacks it (nobody can apply a label that
+    does not exist); say so once, when it is created. A refusal is a notice, not a failure."""
+    label = s.config.promote_label
+    if s.github is None or not label or s.plan.pr_number is None:
+        return
+    try:
+        created = s.github.ensure_label(
+            label, color=PROMOTE_LABEL_COLOR, description=PROMOTE_LABEL_DESCRIPTION
+        )
+    except GitHubError as exc:
+        s.workflow.notice(
+            f"Could not check or create the label '{label}' ({exc.message}). Create it in the "
+            "repository's labels so maintainers can promote a run.",
+            title="PromptCanary",
+        )
+        return
+    if created:
+        s.workflow.notice(
+            f"Created the label '{label}': add it to a pull request to promote its run to the "
+            "new baseline.",
+            title="PromptCanary",
+        )
 
 
 def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
@@ -206,8 +242,8 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
     if unusable:
         reason = (
-            f"Not promoted: {unusable}. A baseline must be a trustworthy run; fix the cause and "
-            "add the label again."
+            f"Not promoted: {unusable}. A baseline must be a trustworthy run; fix the cause, "
+            "then remove and re-add the label."
         )
         markdown = render.skipped_markdown(md_text(reason, 600), s.where, marker=marker)
         s.workflow.add_summary(markdown)
@@ -232,14 +268,29 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
     note = f"promoted by PromptCanary ({s.context.event_name}"
     note += f", PR #{s.plan.pr_number})" if s.plan.pr_number else ")"
     promotion = promote(
-        run, store=store, workspace=s.context.workspace, branch=branch, github=s.github, note=note
+        run,
+        store=store,
+        workspace=s.context.workspace,
+        branch=branch,
+        parent=s.plan.promote_parent,
+        github=s.github,
+        note=note,
     )
+    moved = isinstance(promotion.error, BranchMovedError)
+    check_note = None
     if promotion.error is not None:
         message = f"Could not commit the new baseline to '{branch}'. {promotion.error.message}"
         if promotion.error.hint:
             message += f" {promotion.error.hint}"
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
+    else:
+        check_note = _start_check(s, branch)
+    failure = None
+    if promotion.error is not None:
+        failure = promotion.error.message + (
+            f" {promotion.error.hint}" if promotion.error.hint else ""
+        )
     markdown = render.promoted_markdown(
         snapshot=promotion.snapshot,
         baseline_path=promotion.repo_path,
@@ -251,10 +302,16 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
         committed=promotion.commit is not None,
         where=s.where,
         on_pull_request=s.plan.pr_number is not None,
+        check_note=check_note,
+        failure=failure,
+        branch_moved=moved,
     )
+    result = "promoted" if promotion.commit is not None else "promotion-failed"
+    if moved:
+        result = "branch-moved"
     outcome = Outcome(
-        "promoted",
-        EXIT_OK,
+        result,
+        EXIT_OK if promotion.commit is not None else EXIT_PROMOTION_FAILED,
         run=run,
         report_path=files.write(".md", markdown),
         json_path=files.write(".run.json", run_to_json(run)),
@@ -268,3 +325,57 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
         # Taking the label off lets a maintainer promote again later by adding it again.
         s.call_github(f"remove the label '{label}'", lambda gh: gh.remove_label(number, label))
     return s.finish(outcome)
+
+
+def _start_check(s: Session, branch: str) -> str:
+    """Dispatch the check workflow on ``branch`` so the promoted head gets its check; returns
+    the line the promotion comment shows about it."""
+    workflow = s.config.check_workflow or s.context.workflow_file or ""
+    if s.config.check_workflow == "none":
+        return (
+            "ℹ️ `check-workflow: none`: PromptCanary started no workflow. A commit made with a "
+            "GitHub App or personal token starts the check by itself; with the workflow's own "
+            "token, push a commit or close and reopen the pull request to get the check."
+        )
+    if not workflow:
+        reason = (
+            "the running workflow's file is unknown (no GITHUB_WORKFLOW_REF). Name the check "
+            "workflow's file in the `check-workflow` input."
+        )
+        s.workflow.warning(f"Could not start the check workflow: {reason}", title="PromptCanary")
+        return render.check_not_started_note(reason)
+    if s.github is None:
+        return render.check_not_started_note("there is no GitHub token.")
+    try:
+        s.github.dispatch_workflow(workflow, ref=branch)
+    except GitHubError as exc:
+        reason = _dispatch_refusal(workflow, exc)
+        s.failures.append(f"Could not start the check workflow '{workflow}': {reason}")
+        s.workflow.warning(
+            f"Could not start the check workflow '{workflow}' on '{branch}': {reason} Push a "
+            "commit to the branch, or close and reopen the pull request, to get the check.",
+            title="PromptCanary",
+        )
+        return render.check_not_started_note(reason)
+    return render.check_started_note(workflow, branch)
+
+
+def _dispatch_refusal(workflow: str, exc: GitHubError) -> str:
+    """Why the dispatch failed and what to do, as Markdown (the workflow name is escaped)."""
+    workflow = md_code(workflow, 100)
+    if exc.status in (401, 403):
+        return (
+            "the token may not start workflows. Grant `actions: write` to the promoting job "
+            "(or pass a `github-token` that has it)."
+        )
+    if exc.status == 404:
+        return (
+            f"there is no workflow {workflow} in this repository. Set the `check-workflow` "
+            "input to the file name of the workflow that runs the check."
+        )
+    if exc.status == 422:
+        return (
+            f"the workflow {workflow} has no `workflow_dispatch` trigger. Add "
+            "`workflow_dispatch:` under its `on:`."
+        )
+    return md_text(exc.message, 400)

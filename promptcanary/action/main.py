@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from promptcanary.action import flows, render
-from promptcanary.action.activities import decide, missing_provider_keys
+from promptcanary.action.activities import decide, missing_provider_keys, secrets_withheld
 from promptcanary.action.github import GitHubClient
 from promptcanary.action.measure import (
     ProviderFactory,
@@ -28,7 +28,13 @@ from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
-from promptcanary.errors import EXIT_INTERNAL, PromptCanaryError, exit_code_for, redact
+from promptcanary.errors import (
+    EXIT_INTERNAL,
+    ConfigError,
+    PromptCanaryError,
+    exit_code_for,
+    redact,
+)
 
 #: Builds the GitHub client from the inputs and context (None: no token, no repository).
 GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
@@ -55,17 +61,24 @@ def action(
     where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
     session = flows.Session(config, context, plan, workflow, github, where)
     if plan.activity == "skip":
-        return flows.skipped(session, plan.reason)
+        return flows.skipped(session, plan.reason, unmeasured=plan.unmeasured)
     target = load_target(config)
     missing = () if target.replay else missing_provider_keys(target.model, environ)
     if missing:
-        return flows.skipped(session, _missing_key_reason(target.model, missing))
+        if not secrets_withheld(context):
+            # Anywhere GitHub does give secrets, an empty key is a mistake (a typo in the
+            # secret's name, a secret never created): a green skip would hide it forever.
+            raise _missing_key_error(target.model, missing)
+        return flows.skipped(session, _missing_key_reason(target.model, missing), unmeasured=True)
+    if plan.activity == "check":
+        flows.ensure_promote_label(session)
     workflow.print_untrusted(
         f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
         f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
     )
     run = run_suite(target, config, make_provider)
-    files = ReportFiles(reports_dir(context), run.suite_name, run.provider.model_id)
+    folder = reports_dir(context, warn=lambda text: workflow.warning(text, title="PromptCanary"))
+    files = ReportFiles(folder, run.suite_name, run.provider.model_id, owner_of=context.workspace)
     if plan.activity == "promote":
         return flows.promoted(session, target, run, files)
     baseline = latest_baseline(store_for(config), run.suite_name, run.provider.model_id)
@@ -90,8 +103,10 @@ def main(
     github_factory: GitHubFactory = connect_github,
     make_provider: ProviderFactory = default_provider,
 ) -> int:
-    """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage, 3
-    inconclusive with ``fail-on-inconclusive``, 4 a bug; see :mod:`promptcanary.errors`)."""
+    """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage or a
+    missing provider key, 3 inconclusive with ``fail-on-inconclusive`` or a skip for withheld
+    secrets with ``fail-on-skip``, 4 a bug, 5 a promotion that committed nothing; see
+    :mod:`promptcanary.errors`)."""
     env = os.environ if environ is None else environ
     workflow = Workflow(env, stream)
     # Before anything else is printed: the runner hides these values in every later line.
@@ -134,11 +149,25 @@ def _secret_values(environ: Mapping[str, str]) -> list[str]:
 
 
 def _missing_key_reason(model: str, names: tuple[str, ...]) -> str:
-    first = names[0]
     either = " or ".join(f"`{n}`" for n in names)
     return (
-        f"No provider key: {either} is not set or empty, so {md_code(model, 100)} cannot be "
-        "called and no model was called. Secrets are empty for pull requests from forks and "
-        "for Dependabot. To run the check, pass the key in the step's `env:` "
-        f"(`{first}: ${{{{ secrets.{first} }}}}`)."
+        f"No provider key: {either} is empty, so {md_code(model, 100)} cannot be called and no "
+        "model was called. GitHub gives no Actions secrets to pull requests from forks or to "
+        "Dependabot, so this check passes unmeasured (set `fail-on-skip: true` to fail it "
+        "instead). For Dependabot, add the key as a Dependabot secret."
+    )
+
+
+def _missing_key_error(model: str, names: tuple[str, ...]) -> ConfigError:
+    first = names[0]
+    either = " or ".join(names)
+    return ConfigError(
+        f"no provider key: {either} is not set or empty in the step's environment, so "
+        f"'{model}' cannot be called",
+        field=f"env.{first}",
+        hint=(
+            f"Add `{first}: ${{{{ secrets.{first} }}}}` under `env:` of the PromptCanary step, "
+            f"and check that the repository secret {first} exists under that exact name "
+            "(Settings → Secrets and variables → Actions)."
+        ),
     )

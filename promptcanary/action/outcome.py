@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,7 +36,8 @@ class Outcome:
     """The result of one run, turned into step outputs and an exit code."""
 
     result: str
-    """passed | failed | inconclusive | no-baseline | promoted | skipped"""
+    """passed | failed | inconclusive | no-baseline | promoted | promotion-failed |
+    branch-moved | skipped"""
     exit_code: int = EXIT_OK
     report: DriftReport | None = None
     run: CanaryRunResult | None = None
@@ -82,31 +84,60 @@ def drift_over_threshold(report: DriftReport, fail_on_severity: str) -> bool:
     return over_threshold(report, fail_on_severity)
 
 
-def reports_dir(context: GitHubContext) -> Path:
+#: Where the runner mounts its temp folder and the job's home folder into a Docker action.
+RUNNER_MOUNTS = (Path("/github/runner_temp"), Path("/github/home"))
+
+
+def reports_dir(
+    context: GitHubContext,
+    *,
+    warn: Callable[[str], None] | None = None,
+    mounts: Sequence[Path] = RUNNER_MOUNTS,
+) -> Path:
     """Where report files go: ``$RUNNER_TEMP/promptcanary``.
 
-    In a Docker action the runner mounts its temp folder at ``/github/runner_temp``; an older
-    runner may pass a host path that does not exist in the container, so that mount point is the
-    fallback, and the system temp folder after it (local runs).
+    In a Docker action ``RUNNER_TEMP`` is a host path; runners from 2.329 mount it at
+    ``/github/runner_temp`` (always from 2.331). Older runners do not, so the fallback is
+    ``/github/home`` (the host's ``$RUNNER_TEMP/_github_home``, which later steps can read),
+    with a warning; the container's own temp folder would be lost with the container, so it is
+    used only outside a runner (local runs).
     """
-    for candidate in (context.runner_temp, Path("/github/runner_temp")):
+    runner_temp, home = mounts[0], mounts[1]
+    for candidate in (context.runner_temp, runner_temp):
         if candidate is not None and candidate.is_dir():
             return candidate / "promptcanary"
+    if home.is_dir():
+        if warn is not None:
+            warn(
+                f"RUNNER_TEMP ({context.runner_temp}) is not mounted in this container (runners "
+                f"older than 2.329 do not mount it), so the report files are in {home}/"
+                "promptcanary; later steps find them under ${{ runner.temp }}/_github_home/"
+                "promptcanary. Update the runner to get them in ${{ runner.temp }}/promptcanary."
+            )
+        return home / "promptcanary"
     return Path(tempfile.gettempdir()) / "promptcanary"
 
 
 class ReportFiles:
     """Writes the report files of one (suite, model) under :func:`reports_dir`."""
 
-    def __init__(self, directory: Path, suite_name: str, model_id: str) -> None:
+    def __init__(
+        self, directory: Path, suite_name: str, model_id: str, *, owner_of: Path | None = None
+    ) -> None:
         from promptcanary.storage.file import slug
 
         self.directory = directory
         self.stem = f"{slug(suite_name)}__{slug(model_id)}"
+        self.owner_of = owner_of
+        """Files and the report folder are handed to this folder's owner (the workspace)."""
 
     def write(self, suffix: str, text: str) -> str:
-        """Write ``<stem><suffix>`` and return its path."""
+        """Write ``<stem><suffix>`` (readable by the runner's later steps) and return its path."""
+        from promptcanary.action.workflow import hand_over
+
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.stem}{suffix}"
         path.write_text(text, encoding="utf-8")
+        if self.owner_of is not None:
+            hand_over(path, self.owner_of, folders_up_to=self.directory)
         return str(path)

@@ -1,8 +1,11 @@
-"""Promotion: save the run as the new baseline and commit the file through the contents API.
+"""Promotion: save the run as the new baseline and commit the file through the Git Data API.
 
-The commit goes through GitHub's contents API (PyGithub), so no git credentials, no checkout
-state and no push permissions of the runner's git are involved: the token's ``contents: write``
-is all it takes. The file committed is byte for byte the one :class:`FileBaselineStore` wrote.
+The commit goes through GitHub's API, so no git credentials, no checkout state and no git in the
+image are involved: the token's ``contents: write`` is all it takes. It is a compare-and-swap:
+the commit's parent is the commit that was measured and the branch only moves if it still points
+there, so a baseline never lands on code it did not measure. The file committed is byte for byte
+the one :class:`FileBaselineStore` wrote (made readable by the runner's user, see
+:func:`promptcanary.action.workflow.hand_over`).
 """
 
 from __future__ import annotations
@@ -65,18 +68,22 @@ def promote(
     store: FileBaselineStore,
     workspace: Path,
     branch: str,
+    parent: str | None,
     github: GitHubClient | None,
     note: str,
 ) -> Promotion:
-    """Save ``run`` as a baseline in ``store`` and commit the file to ``branch``.
+    """Save ``run`` as a baseline in ``store`` and commit the file to ``branch`` on top of
+    ``parent`` (the measured commit).
 
     A GitHub refusal is returned in :attr:`Promotion.error` (the file stays in the workspace);
     it never raises :class:`GitHubError`.
     """
+    from promptcanary.action.workflow import hand_over
     from promptcanary.storage.file import filename_for
 
     snapshot = store.save(run, note=note)
     local = store.directory / filename_for(snapshot)
+    hand_over(local, workspace, folders_up_to=workspace)
     repo_path = repo_path_for(local, workspace)
     if github is None:
         return Promotion(
@@ -86,6 +93,17 @@ def promote(
             None,
             GitHubError("no GitHub token: the baseline was not committed"),
         )
+    if not parent:
+        return Promotion(
+            snapshot,
+            local,
+            repo_path,
+            None,
+            GitHubError(
+                "the measured commit is unknown (no pull request head SHA and no GITHUB_SHA): "
+                "the baseline was not committed"
+            ),
+        )
     model = run.provider.model_id
     message = f"PromptCanary: promote baseline for {run.suite_name} on {model}"
     try:
@@ -93,6 +111,7 @@ def promote(
             path=repo_path,
             content=local.read_bytes(),
             branch=branch,
+            parent=parent,
             message=" ".join(message.split())[:200],
         )
     except GitHubError as exc:

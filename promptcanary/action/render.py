@@ -139,35 +139,50 @@ def promoted_markdown(
     committed: bool,
     where: Where,
     on_pull_request: bool = True,
+    check_note: str | None = None,
+    failure: str | None = None,
+    branch_moved: bool = False,
 ) -> str:
     """Summary / comment after a promotion. ``change`` is the drift Markdown against the
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
+    ``check_note`` says whether the check was started on the new head (our own Markdown);
+    ``failure`` says why nothing was committed (plain text, escaped here).
     """
     run = snapshot.run_result
     suite, model = md_code(run.suite_name, 100), md_code(run.provider.model_id, 100)
     path = md_code(baseline_path, 200)
     lines = [comment_marker(run.suite_name, run.provider.model_id)]
-    lines += [f"## 🐤 PromptCanary: new baseline for {suite} on {model}", ""]
     url = safe_url(commit_url)
     if committed:
+        lines += [f"## 🐤 PromptCanary: new baseline for {suite} on {model}", ""]
         what = f"[a commit]({url})" if url else "a commit"
         lines.append(
             f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
-            f"in {what}."
+            f"in {what}, on top of the commit it measured."
         )
-        where_checks = "this pull request's checks" if on_pull_request else "the branch's checks"
+        if check_note:
+            lines += ["", check_note]
+    elif branch_moved:
+        lines += [f"## 🐤 PromptCanary: not promoted — {md_code(branch, 100)} moved", ""]
+        lines.append(
+            f"The branch {md_code(branch, 100)} moved since the label was added: it no longer "
+            "points at the commit this run measured, so **nothing was committed** (the baseline "
+            "would have landed on code it never measured). Remove and re-add the label to "
+            "measure the new head and promote it."
+        )
+    else:
+        lines += [f"## 🐤 PromptCanary: promotion failed for {suite} on {model}", ""]
+        lines.append(
+            f"This run was saved as {path} in the workspace, but **committing it to "
+            f"{md_code(branch, 100)} failed**"
+            + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
+        )
         lines += [
             "",
-            "> ℹ️ A commit made with the workflow's default token starts no new workflow run, "
-            f"so {where_checks} still show the previous result. Push another commit, or re-run "
-            "the checks, to measure against the new baseline.",
+            "To retry: fix the cause (usually the workflow's `permissions:`), then remove and "
+            "re-add the label. The file is also in this run's workspace if you prefer to commit "
+            "it yourself.",
         ]
-    else:
-        lines.append(
-            f"This run was saved as {path} in the workspace, but **committing it failed** (see "
-            "the warnings of this run). Download it from the run's report files and commit it "
-            "yourself, or add the label again."
-        )
     lines += ["", _run_line(run), ""]
     if previous is None:
         lines.append("This is the first baseline for this suite and model.")
@@ -188,6 +203,25 @@ def promoted_markdown(
                 "</details>",
             ]
     return "\n".join(lines) + _run_link(where)
+
+
+def check_started_note(workflow: str, branch: str) -> str:
+    """The promotion comment's line when the check workflow was started on the new head."""
+    return (
+        f"✅ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)}: the "
+        "new head gets its PromptCanary check against the new baseline in a few minutes (a "
+        "commit made with the workflow's token starts no workflow by itself)."
+    )
+
+
+def check_not_started_note(reason: str) -> str:
+    """The promotion comment's line when the check could not be started. ``reason`` is our own
+    Markdown (anything from outside in it is already escaped)."""
+    return (
+        f"⚠️ The check was **not** started on the new head: {reason} Until it "
+        "runs, the pull request has no PromptCanary check for its new head: push a commit to "
+        "the branch, or close and reopen the pull request, to run it."
+    )
 
 
 def watch_title(report: DriftReport) -> str:

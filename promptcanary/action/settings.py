@@ -40,6 +40,8 @@ INPUT_DEFAULTS: dict[str, str] = {
     "mode": "auto",
     "fail-on-inconclusive": "false",
     "replay": "",
+    "check-workflow": "",
+    "fail-on-skip": "false",
 }
 
 
@@ -65,6 +67,11 @@ class ActionConfig:
     mode: str
     fail_on_inconclusive: bool
     replay_path: Path | None
+    check_workflow: str = ""
+    """Workflow file started on the branch after a promotion ("" = the running workflow,
+    "none" = start nothing)."""
+    fail_on_skip: bool = False
+    """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,17 @@ class GitHubContext:
     ref: str
     workspace: Path
     runner_temp: Path | None
+    actor: str = ""
+    """Who started the run (``GITHUB_ACTOR``): ``dependabot[bot]`` gets no Actions secrets."""
+    workflow_ref: str = ""
+    """``owner/repo/.github/workflows/<file>@<ref>`` of the running workflow."""
+
+    @property
+    def workflow_file(self) -> str | None:
+        """File name of the running workflow (from ``GITHUB_WORKFLOW_REF``), if known."""
+        path = self.workflow_ref.split("@", 1)[0]
+        name = path.rsplit("/", 1)[-1]
+        return name if "/.github/workflows/" in path and name else None
 
     @property
     def run_url(self) -> str | None:
@@ -141,6 +159,8 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         mode=_choice(environ, "mode", MODE_CHOICES),
         fail_on_inconclusive=_boolean(environ, "fail-on-inconclusive"),
         replay_path=_resolve(workdir, replay) if replay else None,
+        check_workflow=_workflow_file(environ, "check-workflow"),
+        fail_on_skip=_boolean(environ, "fail-on-skip"),
     )
 
 
@@ -167,6 +187,8 @@ def load_context(environ: Mapping[str, str]) -> GitHubContext:
         ref=environ.get("GITHUB_REF", ""),
         workspace=_workspace(environ),
         runner_temp=Path(temp) if temp else None,
+        actor=environ.get("GITHUB_ACTOR", ""),
+        workflow_ref=environ.get("GITHUB_WORKFLOW_REF", ""),
     )
 
 
@@ -245,3 +267,18 @@ def _label(environ: Mapping[str, str], name: str) -> str:
     if len(raw) > 50 or any(ch in raw for ch in "\r\n"):
         raise _invalid(name, raw, "a label name of at most 50 characters on one line")
     return raw
+
+
+def _workflow_file(environ: Mapping[str, str], name: str) -> str:
+    raw = read_input(environ, name)
+    if raw.lower() in ("", "none"):
+        return raw.lower()
+    file = raw.rsplit("/", 1)[-1]  # ".github/workflows/x.yml" names the same file as "x.yml"
+    if not (file.endswith((".yml", ".yaml")) or file.isdigit()) or any(c in file for c in "\r\n@"):
+        raise _invalid(
+            name,
+            raw,
+            "a workflow file name under .github/workflows (e.g. 'promptcanary-pr.yml'), a "
+            "workflow id, or 'none'",
+        )
+    return file

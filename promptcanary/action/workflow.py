@@ -14,6 +14,7 @@ Safety rules kept here, in one place:
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from collections.abc import Iterable, Mapping
@@ -149,3 +150,37 @@ class Workflow:
 
 def _path_or_none(value: str | None) -> Path | None:
     return Path(value) if value else None
+
+
+def hand_over(path: Path, workspace: Path, *, folders_up_to: Path | None = None) -> None:
+    """Make a file the container wrote usable by the runner's later steps.
+
+    A Docker action runs as root, so what it writes into the workspace or the runner's temp
+    folder is root-owned, and a baseline saved through a private temporary file is mode 0600:
+    ``upload-artifact`` or ``git diff`` in a later step could not read it. The file becomes
+    0644, and it and its folders (up to ``folders_up_to``) are given to the owner of
+    ``workspace`` when that is another user. Failures are ignored: outside a container (or not
+    as root) there is nothing to fix.
+    """
+    try:
+        path.chmod(0o644)
+    except OSError:
+        return
+    try:
+        owner = workspace.stat()
+    except OSError:
+        return
+    if not hasattr(os, "chown") or owner.st_uid == os.getuid():
+        return
+    targets = [path]
+    if folders_up_to is not None:
+        for folder in path.parents:
+            targets.append(folder)
+            if folder == folders_up_to or folder == folder.parent:
+                break
+    for target in targets:
+        try:
+            if target.stat().st_uid != owner.st_uid:
+                os.chown(target, owner.st_uid, owner.st_gid)
+        except OSError:
+            pass

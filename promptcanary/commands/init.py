@@ -1,4 +1,5 @@
-"""`promptcanary init`: scaffold canary.yaml, baselines/, .env.example and a GitHub workflow."""
+"""`promptcanary init`: scaffold canary.yaml, baselines/, .env.example and the GitHub workflows
+(the check, and promotion by label)."""
 
 from __future__ import annotations
 
@@ -45,13 +46,15 @@ OPENAI_API_KEY=
 """
 
 
-def _workflow() -> str:
-    # The same file as examples/workflows/promptcanary-pr.yml (a test keeps them identical).
+#: The workflows written, under the names the promote workflow refers to (`check-workflow`).
+WORKFLOWS = ("promptcanary-pr.yml", "promptcanary-promote.yml")
+
+
+def _workflow(name: str) -> str:
+    # The same files as examples/workflows/ (a test keeps them identical).
     from importlib.resources import files
 
-    return (files("promptcanary.commands") / "templates" / "promptcanary-pr.yml").read_text(
-        encoding="utf-8"
-    )
+    return (files("promptcanary.commands") / "templates" / name).read_text(encoding="utf-8")
 
 
 def _default_name(directory: Path) -> str:
@@ -64,7 +67,7 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     files = {
         directory / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
         directory / ".env.example": ENV_EXAMPLE,
-        directory / ".github" / "workflows" / "promptcanary.yml": _workflow(),
+        **{directory / ".github" / "workflows" / name: _workflow(name) for name in WORKFLOWS},
         directory / "baselines" / ".gitkeep": "",
     }
     existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
@@ -84,6 +87,9 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     console.print(
         "\nNext: set OPENAI_API_KEY, then\n"
         "  promptcanary run -c canary.yaml --save-baseline   # record the known-good behaviour\n"
-        "  promptcanary compare -c canary.yaml               # later: check for drift"
+        "  promptcanary compare -c canary.yaml               # later: check for drift\n"
+        "On GitHub: add the OPENAI_API_KEY repository secret; the check runs on every pull "
+        "request\nand the label promptcanary:promote accepts a run as the new baseline "
+        "(see docs/action.md)."
     )
     return EXIT_OK

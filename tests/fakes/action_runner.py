@@ -77,6 +77,10 @@ class FakeRunner:
     repository: str = "Codertocat/Hello-World"
     token: str = "ghs_defaulttoken000000000000000000000"
     provider_env: dict[str, str] = field(default_factory=dict)
+    workflow_file: str = "promptcanary-pr.yml"
+    """The running workflow (``GITHUB_WORKFLOW_REF``)."""
+    actor: str = "octocat"
+    """``GITHUB_ACTOR``: who started the run."""
     python: str = sys.executable
     """The interpreter running entrypoint.py (another venv: set PYTHONPATH in extra_env)."""
     run_counter: int = 0
@@ -141,6 +145,8 @@ class FakeRunner:
             "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_SHA": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "GITHUB_REF": ref,
+            "GITHUB_WORKFLOW_REF": f"{self.repository}/.github/workflows/{self.workflow_file}@{ref}",
+            "GITHUB_ACTOR": self.actor,
             "GITHUB_WORKSPACE": str(self.workspace),
             "GITHUB_OUTPUT": str(step / "output"),
             "GITHUB_STEP_SUMMARY": str(step / "summary"),

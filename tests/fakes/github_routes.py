@@ -25,6 +25,14 @@ def _not_found() -> Answer:
     return Answer(404, {"message": "Not Found"})
 
 
+def _refused() -> Answer:
+    return Answer(403, {"message": "Resource not accessible by integration"})
+
+
+def _invalid(message: str) -> Answer:
+    return Answer(422, {"message": message})
+
+
 def _too_long(resource: str) -> Answer:
     return Answer(
         422,
@@ -53,43 +61,83 @@ class Router:
         query: dict[str, str],
         body: dict[str, Any],
         token: Token,
+        raw_body: Any = None,
     ) -> None:
         self.fake, self.method, self.path, self.query = fake, method, path, query
         self.body, self.token = body, token
+        self.raw_body = raw_body
 
     def route(self) -> tuple[int, Any, dict[str, str]]:
         if self.method != "GET" and not self.token.write:
-            raise Answer(403, {"message": "Resource not accessible by integration"})
+            raise _refused()
         if self.path == "/user":
             if not self.token.can_read_user:
-                raise Answer(403, {"message": "Resource not accessible by integration"})
+                raise _refused()
             return 200, self.fake._user(self.token.login), {}
+        if self.path == "/graphql" and self.method == "POST":
+            return self.graphql()
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", self.path)
         if not m or m.group(1) not in self.fake.repos:
             raise _not_found()
         repo, rest = self.fake.repos[m.group(1)], m.group(2) or ""
-        for pattern, handler in self._routes():
+        for pattern, (method, scope, handler) in self._routes():
             hit = re.fullmatch(pattern, rest)
-            if hit and handler[0] == self.method:
-                return handler[1](repo, *hit.groups())
+            if hit and method == self.method:
+                if method != "GET" and not self.token.may_write(scope):
+                    raise _refused()
+                return handler(repo, *hit.groups())
         raise _not_found()
 
-    def _routes(self) -> list[tuple[str, tuple[str, Any]]]:
+    def _routes(self) -> list[tuple[str, tuple[str, str, Any]]]:
         return [
-            (r"", ("GET", self.get_repo)),
-            (r"/issues", ("GET", self.list_issues)),
-            (r"/issues", ("POST", self.create_issue)),
-            (r"/issues/(\d+)", ("GET", self.get_issue)),
-            (r"/issues/(\d+)", ("PATCH", self.edit_issue)),
-            (r"/issues/(\d+)/comments", ("GET", self.list_comments)),
-            (r"/issues/(\d+)/comments", ("POST", self.create_comment)),
-            (r"/issues/comments/(\d+)", ("PATCH", self.edit_comment)),
-            (r"/issues/(\d+)/labels", ("POST", self.add_labels)),
-            (r"/issues/(\d+)/labels/(.+)", ("DELETE", self.remove_label)),
-            (r"/labels/(.+)", ("GET", self.get_label)),
-            (r"/contents/(.+)", ("GET", self.get_contents)),
-            (r"/contents/(.+)", ("PUT", self.put_contents)),
+            (r"", ("GET", "", self.get_repo)),
+            (r"/issues", ("GET", "", self.list_issues)),
+            (r"/issues", ("POST", "issues", self.create_issue)),
+            (r"/issues/(\d+)", ("GET", "", self.get_issue)),
+            (r"/issues/(\d+)", ("PATCH", "issues", self.edit_issue)),
+            (r"/issues/(\d+)/comments", ("GET", "", self.list_comments)),
+            (r"/issues/(\d+)/comments", ("POST", "issues", self.create_comment)),
+            (r"/issues/comments/(\d+)", ("PATCH", "issues", self.edit_comment)),
+            (r"/issues/comments/(\d+)", ("DELETE", "issues", self.delete_comment)),
+            (r"/issues/(\d+)/labels", ("POST", "issues", self.add_labels)),
+            (r"/issues/(\d+)/labels/(.+)", ("DELETE", "issues", self.remove_label)),
+            (r"/labels", ("POST", "issues", self.create_label)),
+            (r"/labels/(.+)", ("GET", "", self.get_label)),
+            (r"/contents/(.+)", ("GET", "", self.get_contents)),
+            (r"/contents/(.+)", ("PUT", "contents", self.put_contents)),
+            (r"/git/commits/([0-9a-f]{40})", ("GET", "", self.get_git_commit)),
+            (r"/git/blobs", ("POST", "contents", self.create_blob)),
+            (r"/git/trees", ("POST", "contents", self.create_tree)),
+            (r"/git/commits", ("POST", "contents", self.create_git_commit)),
+            (r"/git/ref/heads/(.+)", ("GET", "", self.get_ref)),
+            (r"/git/refs/heads/(.+)", ("PATCH", "contents", self.update_ref)),
+            (r"/actions/workflows/([^/]+)/dispatches", ("POST", "actions", self.dispatch)),
         ]
+
+    # ── GraphQL: the two queries the Action sends ──
+    def graphql(self) -> tuple[int, Any, dict[str, str]]:
+        if not self.token.graphql:
+            raise _refused()
+        query = str(self.body.get("query", ""))
+        variables = self.body.get("variables") or {}
+        if re.search(r"\bviewer\s*\{\s*login", query):
+            return 200, {"data": {"viewer": {"login": self.token.login}}}, {}
+        if re.search(r"\bnodes\s*\(", query):
+            return 200, {"data": {"nodes": [self._node(i) for i in variables.get("ids", [])]}}, {}
+        return 200, {"errors": [{"message": f"the fake does not know this query: {query}"}]}, {}
+
+    def _node(self, node_id: str) -> dict[str, Any] | None:
+        for repo in self.fake.repos.values():
+            for comment in repo.comments.values():
+                if comment["node_id"] == node_id:
+                    return {
+                        "__typename": "IssueComment",
+                        "id": node_id,
+                        "isMinimized": comment["id"] in repo.minimized,
+                        # GraphQL names a bot by its slug: "my-app", not "my-app[bot]".
+                        "author": {"login": comment["user"]["login"].removesuffix("[bot]")},
+                    }
+        return None
 
     # ── pagination ──
     def _page(self, items: list[Any], path: str) -> tuple[int, Any, dict[str, str]]:
@@ -116,7 +164,7 @@ class Router:
         return (
             200,
             {
-                "id": 1,
+                "id": repo.id,
                 "name": name,
                 "full_name": repo.full_name,
                 "owner": self.fake._user(owner),
@@ -197,10 +245,17 @@ class Router:
         comment["updated_at"] = "2026-01-02T00:00:00Z"
         return 200, comment, {}
 
+    def delete_comment(self, repo: FakeRepo, cid: str) -> tuple[int, Any, dict[str, str]]:
+        if repo.comments.pop(int(cid), None) is None:
+            raise _not_found()
+        return 204, None, {}
+
     def add_labels(self, repo: FakeRepo, number: str) -> tuple[int, Any, dict[str, str]]:
         issue = self._get(repo, number)
-        names = self.body.get("labels", []) if isinstance(self.body, dict) else []
-        for name in names:
+        # PyGithub sends a bare list of (URL-quoted) names; the API also takes {"labels": [...]}.
+        raw = self.raw_body
+        names = raw if isinstance(raw, list) else (raw or {}).get("labels", [])
+        for name in (unquote(str(n)) for n in names):
             if name not in {lab["name"] for lab in issue["labels"]}:
                 issue["labels"].append(self.fake._label(repo, name))
         return 200, issue["labels"], {}
@@ -212,6 +267,19 @@ class Router:
             raise Answer(404, {"message": "Label does not exist"})
         issue["labels"] = [lab for lab in issue["labels"] if lab["name"] != name]
         return 200, issue["labels"], {}
+
+    def create_label(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
+        name = str(self.body.get("name") or "")
+        if not name:
+            raise _invalid("Validation Failed: name is missing")
+        if name.lower() in {n.lower() for n in repo.labels}:
+            raise Answer(
+                422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}
+            )
+        label = self.fake._label(repo, name)
+        label["color"] = self.body.get("color", "ededed")
+        label["description"] = self.body.get("description")
+        return 201, label, {}
 
     def get_label(self, repo: FakeRepo, name: str) -> tuple[int, Any, dict[str, str]]:
         label = repo.labels.get(unquote(name))
@@ -242,6 +310,8 @@ class Router:
     def put_contents(self, repo: FakeRepo, path: str) -> tuple[int, Any, dict[str, str]]:
         path = unquote(path)
         branch = self.body.get("branch", repo.default_branch)
+        if not self.body.get("message"):
+            raise _invalid('Invalid request.\n\n"message" wasn\'t supplied.')
         if branch not in repo.files:
             raise Answer(404, {"message": f"Branch {branch} not found"})
         try:
@@ -254,10 +324,19 @@ class Router:
                 409 if "sha" in self.body else 422,
                 {"message": f'"sha" wasn\'t supplied or does not match for {path}'},
             )
-        blob_sha = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
-        entry = {"content": content, "sha": blob_sha}
-        repo.files[branch][path] = entry
-        commit_sha = hashlib.sha1(f"{branch}{path}{len(repo.commits)}".encode()).hexdigest()
+        blob_sha = self.fake._blob(repo, content)
+        parent = repo.heads[branch]
+        tree = dict(repo.trees[repo.git_commits[parent]["tree"]])
+        tree[path] = blob_sha
+        commit_sha = hashlib.sha1(f"{branch}{path}{len(repo.git_commits)}".encode()).hexdigest()
+        repo.git_commits[commit_sha] = {
+            "tree": self.fake._store_tree(repo, tree),
+            "parents": [parent],
+            "message": self.body["message"],
+        }
+        repo.heads[branch] = commit_sha
+        self.fake._checkout(repo, branch)
+        entry = repo.files[branch][path]
         commit = {
             "sha": commit_sha,
             "message": self.body.get("message", ""),
@@ -270,3 +349,121 @@ class Router:
         repo.commits.append(commit)
         status = 200 if existing is not None else 201
         return status, {"content": self._file_json(repo, path, entry, branch), "commit": commit}, {}
+
+    # ── git data ──
+    def _commit_json(self, repo: FakeRepo, sha: str) -> dict[str, Any]:
+        commit = repo.git_commits[sha]
+        api = f"{self.fake.base_url}/repos/{repo.full_name}/git"
+        return {
+            "sha": sha,
+            "node_id": f"C_{sha[:10]}",
+            "message": commit["message"],
+            "tree": {"sha": commit["tree"], "url": f"{api}/trees/{commit['tree']}"},
+            "parents": [{"sha": p, "url": f"{api}/commits/{p}"} for p in commit["parents"]],
+            "url": f"{api}/commits/{sha}",
+            "html_url": f"https://github.test/{repo.full_name}/commit/{sha}",
+        }
+
+    def get_git_commit(self, repo: FakeRepo, sha: str) -> tuple[int, Any, dict[str, str]]:
+        if sha not in repo.git_commits:
+            raise _not_found()
+        return 200, self._commit_json(repo, sha), {}
+
+    def create_blob(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
+        if self.body.get("encoding") != "base64":
+            raise _invalid("the fake only takes base64 blobs")
+        try:
+            content = base64.b64decode(self.body.get("content", ""), validate=True)
+        except ValueError as exc:
+            raise _invalid("content is not valid Base64") from exc
+        sha = self.fake._blob(repo, content)
+        return 201, {"sha": sha, "url": f"{self.fake.base_url}/repos/x/git/blobs/{sha}"}, {}
+
+    def create_tree(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
+        base = self.body.get("base_tree")
+        if base is not None and base not in repo.trees:
+            raise _invalid("base_tree is not a valid tree")
+        entries = dict(repo.trees[base]) if base else {}
+        for item in self.body.get("tree", []):
+            if item.get("mode") not in ("100644", "100755") or item.get("type") != "blob":
+                raise _invalid("tree.mode / tree.type is not a file blob")
+            if item.get("sha") not in repo.blobs:
+                raise _invalid("tree.sha is not a valid blob")
+            entries[item["path"]] = item["sha"]
+        sha = self.fake._store_tree(repo, entries)
+        return 201, {"sha": sha, "url": f"{self.fake.base_url}/repos/x/git/trees/{sha}"}, {}
+
+    def create_git_commit(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
+        message, tree = self.body.get("message"), self.body.get("tree")
+        parents = list(self.body.get("parents") or [])
+        if not message:
+            raise _invalid('Invalid request.\n\n"message" wasn\'t supplied.')
+        if tree not in repo.trees or any(p not in repo.git_commits for p in parents):
+            raise _invalid("Tree SHA or parent SHA does not exist")
+        sha = hashlib.sha1(f"{tree}{parents}{message}".encode()).hexdigest()
+        repo.git_commits[sha] = {"tree": tree, "parents": parents, "message": message}
+        return 201, self._commit_json(repo, sha), {}
+
+    def _ref_json(self, repo: FakeRepo, branch: str) -> dict[str, Any]:
+        sha = repo.heads[branch]
+        return {
+            "ref": f"refs/heads/{branch}",
+            "url": f"{self.fake.base_url}/repos/{repo.full_name}/git/refs/heads/{branch}",
+            "object": {"sha": sha, "type": "commit"},
+        }
+
+    def get_ref(self, repo: FakeRepo, branch: str) -> tuple[int, Any, dict[str, str]]:
+        branch = unquote(branch)
+        if branch not in repo.heads:
+            raise _not_found()
+        return 200, self._ref_json(repo, branch), {}
+
+    def update_ref(self, repo: FakeRepo, branch: str) -> tuple[int, Any, dict[str, str]]:
+        branch = unquote(branch)
+        sha = self.body.get("sha")
+        if branch not in repo.heads:
+            raise _invalid("Reference does not exist")
+        if sha not in repo.git_commits:
+            raise _invalid("Object does not exist")
+        if not self.body.get("force") and not self.fake._descends(repo, sha, repo.heads[branch]):
+            raise _invalid("Update is not a fast forward")
+        repo.heads[branch] = sha
+        self.fake._checkout(repo, branch)
+        commit = repo.git_commits[sha]
+        parent_tree = (
+            repo.trees[repo.git_commits[commit["parents"][0]]["tree"]] if commit["parents"] else {}
+        )
+        changed = sorted(
+            p for p, b in repo.trees[commit["tree"]].items() if parent_tree.get(p) != b
+        )
+        repo.commits.append(
+            {
+                "sha": sha,
+                "message": commit["message"],
+                "branch": branch,
+                "path": changed[0] if len(changed) == 1 else changed,
+                "parents": list(commit["parents"]),
+                "author": self.token.login,
+                "html_url": f"https://github.test/{repo.full_name}/commit/{sha}",
+            }
+        )
+        return 200, self._ref_json(repo, branch), {}
+
+    def dispatch(self, repo: FakeRepo, workflow: str) -> tuple[int, Any, dict[str, str]]:
+        workflow = unquote(workflow)
+        if workflow not in repo.workflows:
+            raise _not_found()
+        if not repo.workflows[workflow]:
+            raise _invalid("Workflow does not have 'workflow_dispatch' trigger")
+        ref = str(self.body.get("ref") or "")
+        if ref.removeprefix("refs/heads/") not in repo.heads:
+            raise _invalid(f"No ref found for: {ref}")
+        repo.dispatches.append(
+            {
+                "workflow": workflow,
+                "ref": ref,
+                "inputs": self.body.get("inputs") or {},
+                "login": self.token.login,
+            }
+        )
+        return 204, None, {}

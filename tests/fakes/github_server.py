@@ -2,18 +2,31 @@
 
 Reached through the real PyGithub (``base_url`` = :attr:`FakeGitHubServer.base_url`, which the
 Action reads from ``GITHUB_API_URL``). It keeps repositories, issues / pull requests, comments,
-labels and files per branch, and behaves like GitHub where the Action depends on it:
+labels, branches as a small commit graph (blobs, trees, commits, refs) with the files at each
+head, and behaves like GitHub where the Action depends on it:
 
 - comments and issues are paginated (``per_page``, ``page``) with ``Link`` headers;
-- ``GET /user`` answers 403 for the workflow's default token (as GitHub does for installation
-  tokens), 200 for a personal token;
-- a read-only token gets 403 on every write; an unknown token 401;
-- a comment or issue body over 65,536 characters gets 422;
-- any request can be made to fail with :meth:`FakeGitHubServer.fail`.
+- ``GET /user`` answers 403 for installation tokens (the workflow's default token and GitHub App
+  tokens), 200 for a personal token; GraphQL ``viewer { login }`` answers for all of them (an
+  App's login carries the ``[bot]`` suffix; a comment's GraphQL ``author.login`` drops it);
+- comments can be minimized (hidden): only GraphQL ``isMinimized`` shows it, REST never does;
+- a read-only token gets 403 on every write; a token with :attr:`Token.permissions` gets 403 on
+  writes its scopes do not cover (``contents``, ``issues``/``pull-requests``, ``actions``);
+  an unknown token 401;
+- a comment or issue body over 65,536 characters gets 422; a contents PUT or a git commit
+  without ``message`` gets 422;
+- ``PATCH /git/refs/heads/<b>`` with ``force: false`` refuses a commit that does not descend from
+  the branch head (422 "Update is not a fast forward"), and :meth:`FakeGitHubServer.push` moves a
+  head the way a developer's push does;
+- workflow dispatches are recorded in :attr:`FakeRepo.dispatches` (404 unknown workflow, 422
+  without a ``workflow_dispatch`` trigger);
+- any request can be made to fail with :meth:`FakeGitHubServer.fail`, also *after* it succeeded
+  (a 502 on a write that was applied).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -25,8 +38,11 @@ from urllib.parse import parse_qs, quote, urlsplit
 from tests.fakes.github_routes import BODY_LIMIT, Answer, Router
 
 __all__ = [
+    "APP_LOGIN",
+    "APP_TOKEN",
     "BODY_LIMIT",
     "DEFAULT_TOKEN",
+    "HEAD_SHA",
     "READ_ONLY_TOKEN",
     "FakeGitHubServer",
     "FakeRepo",
@@ -44,10 +60,28 @@ class Token:
     """False: every write answers 403."""
     can_read_user: bool = False
     """False: GET /user answers 403 (installation tokens, like the default GITHUB_TOKEN)."""
+    graphql: bool = True
+    """False: POST /graphql answers 403."""
+    permissions: dict[str, str] | None = None
+    """Scope -> "read" / "write" (``contents``, ``issues``, ``pull-requests``, ``actions``);
+    None: every scope is writable (when :attr:`write`)."""
+
+    def may_write(self, scope: str) -> bool:
+        if not self.write:
+            return False
+        if self.permissions is None:
+            return True
+        scopes = ("issues", "pull-requests") if scope == "issues" else (scope,)
+        return any(self.permissions.get(s) == "write" for s in scopes)
 
 
 DEFAULT_TOKEN = "ghs_defaulttoken000000000000000000000"
 READ_ONLY_TOKEN = "ghs_readonlytoken0000000000000000000"
+#: A GitHub App installation token: GET /user refused, GraphQL viewer is the App's bot.
+APP_TOKEN = "ghs_apptoken0000000000000000000000000"
+APP_LOGIN = "promptcanary-app[bot]"
+#: The head commit of the pull requests in the @octokit/webhooks-examples payloads.
+HEAD_SHA = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 
 
 @dataclass
@@ -57,6 +91,8 @@ class Failure:
     status: int
     times: int | None
     message: str
+    after: bool = False
+    """True: the request is carried out first, then answered with ``status``."""
 
 
 @dataclass
@@ -65,13 +101,25 @@ class FakeRepo:
 
     full_name: str
     default_branch: str = "main"
+    id: int = 1
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     labels: dict[str, dict[str, Any]] = field(default_factory=dict)
     # branch -> path -> {"content": bytes, "sha": str}
     files: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
-    # commits made through the contents API, oldest first
+    # commits that moved a branch through the API (contents PUT or ref update), oldest first
     commits: list[dict[str, Any]] = field(default_factory=list)
+    # the git object store: branch heads, commits, trees (path -> blob sha), blobs
+    heads: dict[str, str] = field(default_factory=dict)
+    git_commits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    trees: dict[str, dict[str, str]] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    # comment ids hidden by a maintainer (visible through GraphQL isMinimized only)
+    minimized: set[int] = field(default_factory=set)
+    # workflow file name -> True when it has a workflow_dispatch trigger
+    workflows: dict[str, bool] = field(default_factory=dict)
+    # workflow dispatches received: {"workflow", "ref", "inputs", "login"}
+    dispatches: list[dict[str, Any]] = field(default_factory=list)
 
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         """Comments of issue/PR ``number``, oldest first."""
@@ -85,6 +133,7 @@ class FakeGitHubServer:
         self.tokens: dict[str, Token] = {
             DEFAULT_TOKEN: Token("github-actions[bot]"),
             READ_ONLY_TOKEN: Token("github-actions[bot]", write=False),
+            APP_TOKEN: Token(APP_LOGIN),
         }
         self.tokens.update(tokens or {})
         self.repos: dict[str, FakeRepo] = {}
@@ -121,15 +170,65 @@ class FakeGitHubServer:
         self.stop()
 
     # ── seeding ──
-    def add_repo(self, full_name: str, *, branches: tuple[str, ...] = ("main",)) -> FakeRepo:
-        repo = FakeRepo(full_name, default_branch=branches[0])
-        repo.files = {b: {} for b in branches}
+    def add_repo(
+        self,
+        full_name: str,
+        *,
+        branches: tuple[str, ...] = ("main",),
+        workflows: dict[str, bool] | None = None,
+    ) -> FakeRepo:
+        """A repository whose ``branches`` each start with an empty root commit; ``workflows``
+        maps workflow file names to whether they have a ``workflow_dispatch`` trigger."""
+        repo = FakeRepo(full_name, default_branch=branches[0], id=186853002 + len(self.repos))
+        repo.workflows = dict(workflows or {})
         self.repos[full_name] = repo
+        for branch in branches:
+            self.set_head(full_name, branch, self._commit_sha(f"root {branch}"))
         return repo
 
-    def add_pull_request(self, full_name: str, number: int, *, head_ref: str) -> dict[str, Any]:
+    def set_head(self, full_name: str, branch: str, sha: str, *, files: dict | None = None) -> None:
+        """Point ``branch`` at commit ``sha`` (created with ``files`` when it does not exist)."""
         repo = self.repos[full_name]
-        repo.files.setdefault(head_ref, {})
+        with self._lock:
+            if sha not in repo.git_commits:
+                tree = self._tree(repo, dict(files or {}))
+                repo.git_commits[sha] = {"tree": tree, "parents": [], "message": "seed"}
+            repo.heads[branch] = sha
+            self._checkout(repo, branch)
+
+    def push(self, full_name: str, branch: str, files: dict[str, bytes]) -> str:
+        """Another commit on ``branch`` (a developer's push): returns the new head."""
+        repo = self.repos[full_name]
+        with self._lock:
+            parent = repo.heads[branch]
+            current = dict(repo.trees[repo.git_commits[parent]["tree"]])
+            for path, content in files.items():
+                current[path] = self._blob(repo, content)
+            sha = self._commit_sha(f"push {branch} {len(repo.git_commits)}")
+            repo.git_commits[sha] = {
+                "tree": self._store_tree(repo, current),
+                "parents": [parent],
+                "message": "a developer's push",
+            }
+            repo.heads[branch] = sha
+            self._checkout(repo, branch)
+            return sha
+
+    def minimize(self, full_name: str, comment_id: int) -> None:
+        """Hide a comment the way a maintainer does ("Hide" in the comment's menu)."""
+        self.repos[full_name].minimized.add(comment_id)
+
+    def add_pull_request(
+        self,
+        full_name: str,
+        number: int,
+        *,
+        head_ref: str,
+        head_sha: str = HEAD_SHA,
+        state: str = "open",
+    ) -> dict[str, Any]:
+        repo = self.repos[full_name]
+        self.set_head(full_name, head_ref, head_sha)
         issue = self._issue(
             repo,
             number,
@@ -139,6 +238,7 @@ class FakeGitHubServer:
             labels=[],
             pull_request=True,
         )
+        issue["state"] = state
         repo.issues[number] = issue
         return issue
 
@@ -155,16 +255,56 @@ class FakeGitHubServer:
         *,
         times: int | None = None,
         message: str = "Resource not accessible by integration",
+        after: bool = False,
     ) -> None:
-        """Answer ``status`` to matching requests (``times`` of them, or all when None)."""
+        """Answer ``status`` to matching requests (``times`` of them, or all when None);
+        with ``after`` the request is carried out first (a write that succeeded, then a 502)."""
         self.failures.append(
-            Failure(method.upper(), re.compile(path_regex), status, times, message)
+            Failure(method.upper(), re.compile(path_regex), status, times, message, after)
         )
 
     def count(self, method: str, path_regex: str) -> int:
         """How many requests matched (any status)."""
         rx = re.compile(path_regex)
         return sum(1 for m, p, _ in self.requests if m == method and rx.search(p))
+
+    # ── git objects ──
+    @staticmethod
+    def _commit_sha(seed: str) -> str:
+        return hashlib.sha1(seed.encode()).hexdigest()
+
+    def _blob(self, repo: FakeRepo, content: bytes) -> str:
+        sha = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+        repo.blobs[sha] = content
+        return sha
+
+    def _store_tree(self, repo: FakeRepo, entries: dict[str, str]) -> str:
+        sha = hashlib.sha1(repr(sorted(entries.items())).encode()).hexdigest()
+        repo.trees[sha] = dict(entries)
+        return sha
+
+    def _tree(self, repo: FakeRepo, files: dict[str, bytes]) -> str:
+        return self._store_tree(repo, {p: self._blob(repo, c) for p, c in files.items()})
+
+    def _checkout(self, repo: FakeRepo, branch: str) -> None:
+        """Refresh ``repo.files[branch]`` from the branch head's tree."""
+        tree = repo.trees[repo.git_commits[repo.heads[branch]]["tree"]]
+        repo.files[branch] = {
+            path: {"content": repo.blobs[sha], "sha": sha} for path, sha in tree.items()
+        }
+
+    def _descends(self, repo: FakeRepo, sha: str, ancestor: str) -> bool:
+        """True when ``ancestor`` is ``sha`` or one of its ancestors."""
+        todo, seen = [sha], set()
+        while todo:
+            current = todo.pop()
+            if current == ancestor:
+                return True
+            if current in seen or current not in repo.git_commits:
+                continue
+            seen.add(current)
+            todo.extend(repo.git_commits[current]["parents"])
+        return False
 
     # ── object builders ──
     def _next_id(self) -> int:
@@ -228,6 +368,7 @@ class FakeGitHubServer:
         cid = self._next_id()
         comment = {
             "id": cid,
+            "node_id": f"IC_kw{cid}",
             "issue_number": number,
             "body": body,
             "user": self._user(login),
@@ -262,8 +403,11 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
                     status, payload, headers = self._dispatch(method, path, query, body)
                 except Answer as answer:
                     status, payload, headers = answer.status, answer.payload, answer.headers
+                late = self._late_failure(method, path, status)
+                if late is not None:
+                    status, payload, headers = late.status, {"message": late.message}, {}
                 fake.requests.append((method, path, status))
-            data = json.dumps(payload).encode()
+            data = b"" if status == 204 else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
@@ -272,11 +416,31 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _late_failure(self, method: str, path: str, status: int) -> Failure | None:
+            if status >= 300:
+                return None
+            for failure in fake.failures:
+                if (
+                    failure.after
+                    and failure.method == method
+                    and failure.path.search(path)
+                    and failure.times != 0
+                ):
+                    if failure.times is not None:
+                        failure.times -= 1
+                    return failure
+            return None
+
         def _dispatch(
             self, method: str, path: str, query: dict[str, str], body: Any
         ) -> tuple[int, Any, dict[str, str]]:
             for failure in fake.failures:
-                if failure.method == method and failure.path.search(path) and failure.times != 0:
+                if (
+                    not failure.after
+                    and failure.method == method
+                    and failure.path.search(path)
+                    and failure.times != 0
+                ):
                     if failure.times is not None:
                         failure.times -= 1
                     raise Answer(failure.status, {"message": failure.message})
@@ -285,7 +449,7 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
             if token is None:
                 raise Answer(401, {"message": "Bad credentials"})
             return Router(
-                fake, method, path, query, body if isinstance(body, dict) else {}, token
+                fake, method, path, query, body if isinstance(body, dict) else {}, token, body
             ).route()
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle  # noqa: N815

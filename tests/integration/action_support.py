@@ -12,6 +12,8 @@ from promptcanary.storage.file import FileBaselineStore
 REPO = "Codertocat/Hello-World"  # the repository of the @octokit/webhooks-examples payloads
 BOT = "github-actions[bot]"
 MODEL = "openai/fake"
+#: The example workflows: the check (dispatchable) and the label-triggered promotion.
+WORKFLOWS = {"promptcanary-pr.yml": True, "promptcanary-promote.yml": False}
 
 SUITE = """\
 name: support-bot

@@ -11,7 +11,7 @@ import pytest
 from tests.fakes.action_runner import FakeRunner
 from tests.fakes.github_server import FakeGitHubServer
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
-from tests.integration.action_support import GOOD, REPO, answers_for, write_suite
+from tests.integration.action_support import GOOD, REPO, WORKFLOWS, answers_for, write_suite
 
 PR = 2
 
@@ -24,7 +24,7 @@ def world(tmp_path: Path) -> Iterator[tuple[FakeRunner, FakeGitHubServer, FakeLL
         return answers_for(answers, last_user_text(request))
 
     with FakeGitHubServer() as gh, FakeLLMServer(reply) as llm:
-        gh.add_repo(REPO, branches=("master", "changes"))
+        gh.add_repo(REPO, branches=("master", "changes"), workflows=WORKFLOWS)
         gh.add_pull_request(REPO, PR, head_ref="changes")
         runner = FakeRunner(
             tmp_path,

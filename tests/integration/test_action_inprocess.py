@@ -8,92 +8,27 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pytest
 
-from promptcanary.action.github import GitHubClient
 from promptcanary.action.main import main
-from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.core.suite import CanarySuite
 from promptcanary.providers.base import BaseLLMProvider
-from tests.fakes.action_runner import ActionRun, FakeRunner, load_event
-from tests.fakes.github_server import FakeGitHubServer
-from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
-from tests.integration.action_support import (
-    BOT,
-    GOOD,
-    MODEL,
-    REPO,
-    answers_for,
-    seed_baseline,
-    write_suite,
-)
+from tests.fakes.action_runner import load_event
+from tests.fakes.github_server import HEAD_SHA
+from tests.integration.action_support import MODEL, REPO, seed_baseline
+from tests.integration.action_world import KEY, World, make_world
 
 PR = 2
-KEY = "sk-test-inprocess-key-5678"
-
-
-class World:
-    """The servers, the runner and the answers of one test."""
-
-    def __init__(
-        self, runner: FakeRunner, gh: FakeGitHubServer, llm: FakeLLMServer, answers: dict[str, Any]
-    ) -> None:
-        self.runner, self.gh, self.llm, self.answers = runner, gh, llm, answers
-        self.retries = 3
-
-    def github(self, config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
-        if not config.github_token:
-            return None
-        return GitHubClient.connect(
-            token=config.github_token,
-            api_url=context.api_url,
-            repository=context.repository,
-            retries=self.retries,
-            backoff_s=0,
-            throttle=False,
-        )
-
-    def provider(self, model: str, config: ActionConfig) -> BaseLLMProvider:
-        from promptcanary.action.measure import default_provider
-        from promptcanary.providers.litellm import LiteLLMProvider
-
-        if config.replay_path is not None:
-            return default_provider(model, config)
-        return LiteLLMProvider(model, api_base=self.llm.base_url, api_key=KEY, max_attempts=1)
-
-    def run(self, event_name: str, event: dict[str, Any], **inputs: str) -> ActionRun:
-        return self.runner.run_in_process(
-            main,
-            main_kwargs={"github_factory": self.github, "make_provider": self.provider},
-            event_name=event_name,
-            event=event,
-            inputs={"provider": MODEL, **inputs},
-        )
-
-    def bot_comments(self) -> list[dict[str, Any]]:
-        return [c for c in self.gh.repos[REPO].comments_on(PR) if c["user"]["login"] == BOT]
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    answers: dict[str, Any] = dict(GOOD)
-
-    def reply(request: dict[str, Any]) -> Reply | str:
-        if "status" in answers:
-            return Reply(status=answers["status"], error_message="Incorrect API key provided")
-        return answers_for(answers, last_user_text(request))
-
-    with FakeGitHubServer() as gh, FakeLLMServer(reply) as llm:
-        gh.add_repo(REPO, branches=("master", "changes"))
-        gh.add_pull_request(REPO, PR, head_ref="changes")
-        runner = FakeRunner(tmp_path, api_url=gh.base_url, provider_env={"OPENAI_API_KEY": KEY})
-        write_suite(runner.workspace)
-        yield World(runner, gh, llm, answers)
+    with make_world(tmp_path) as made:
+        yield made
 
 
 def test_secrets_are_masked_first_and_never_printed_again(world: World) -> None:
@@ -274,6 +209,7 @@ def test_other_labels_are_ignored(world: World) -> None:
 
 
 def test_dispatch_in_promote_mode_commits_to_the_dispatched_branch(world: World) -> None:
+    world.gh.set_head(REPO, "master", HEAD_SHA)  # GITHUB_SHA: the commit the run measured
     run = world.runner.run_in_process(
         main,
         main_kwargs={"github_factory": world.github, "make_provider": world.provider},

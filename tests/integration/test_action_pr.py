@@ -127,10 +127,12 @@ def test_fork_pull_request_is_skipped_without_calling_the_model(world: Any) -> N
     assert gh.repos[REPO].comments == {}
 
 
-def test_missing_provider_key_is_skipped_and_neutral(world: Any) -> None:
+def test_a_missing_provider_key_fails_the_check_naming_the_env_line(world: Any) -> None:
+    # Exit 0 would be a green check forever after a typo in the secret's name: only forks and
+    # Dependabot (where GitHub withholds secrets) may skip.
     runner, _, llm, _ = world
     seed_baseline(runner.workspace)
-    runner.provider_env["OPENAI_API_KEY"] = ""  # what a fork PR gets for a secret
+    runner.provider_env["OPENAI_API_KEY"] = ""
 
     run = runner.run(
         event_name="pull_request",
@@ -138,10 +140,11 @@ def test_missing_provider_key_is_skipped_and_neutral(world: Any) -> None:
         inputs={"provider": MODEL},
     )
 
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.outputs["result"] == "skipped"
+    assert run.returncode == 2, run.stdout + run.stderr
+    [error] = run.commands("error")
+    assert "OPENAI_API_KEY" in error and "${{ secrets.OPENAI_API_KEY }}" in error
+    assert "Traceback" not in run.stdout + run.stderr
     assert llm.requests == []
-    assert "OPENAI_API_KEY" in run.summary
 
 
 def test_bad_input_fails_naming_the_input_and_the_choices(world: Any) -> None:

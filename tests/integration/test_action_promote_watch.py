@@ -4,6 +4,7 @@ a subprocess with the runner's environment against the loopback LLM and GitHub s
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -12,6 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from promptcanary.core.models import BaselineSnapshot
 from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.action_runner import load_event
+from tests.fakes.github_server import HEAD_SHA
 from tests.integration.action_support import (
     BOT,
     GOOD,
@@ -39,20 +41,29 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
     answers["planet"] = "The red planet is Jupiter."  # a change the reviewer accepts
     issue = gh.repos[REPO].issues[PR]
     issue["labels"].append(gh._label(gh.repos[REPO], LABEL))
+    # As in examples/workflows: promotion runs in its own workflow and starts the check workflow.
+    runner.workflow_file = "promptcanary-promote.yml"
 
-    run = runner.run(event_name="pull_request", event=labeled_event(), inputs={"provider": MODEL})
+    run = runner.run(
+        event_name="pull_request",
+        event=labeled_event(),
+        inputs={"provider": MODEL, "check-workflow": "promptcanary-pr.yml"},
+    )
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.outputs["result"] == "promoted"
     assert len(llm.requests) == 4
-    # One commit on the PR's head branch, holding exactly the file saved in the workspace.
+    # One commit on the PR's head branch, on top of the measured head, holding exactly the file
+    # saved in the workspace (readable by the runner's later steps).
     commits = gh.repos[REPO].commits
     assert [(c["branch"], c["author"]) for c in commits] == [("changes", BOT)]
+    assert commits[0]["parents"] == [HEAD_SHA]
     path = run.outputs["baseline-path"]
     assert path.startswith("baselines/support-bot__openai-fake__") and path.endswith(".json")
     assert commits[0]["path"] == path
     committed = gh.repos[REPO].files["changes"][path]["content"]
     assert committed == (runner.workspace / path).read_bytes()
+    assert stat.S_IMODE((runner.workspace / path).stat().st_mode) == 0o644
     snapshot = BaselineSnapshot.model_validate_json(committed)
     assert snapshot.suite_name == "support-bot" and snapshot.provider.model_id == MODEL
     assert snapshot.snapshot_id != previous.snapshot_id
@@ -63,7 +74,10 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
     body = comments[0]["body"]
     assert "new baseline" in body and commits[0]["html_url"] in body
     assert "Changes against the previous baseline" in body and "planet" in body
-    assert "starts no new workflow run" in body
+    assert "Started the check workflow `promptcanary-pr.yml` on `changes`" in body
+    assert gh.repos[REPO].dispatches == [
+        {"workflow": "promptcanary-pr.yml", "ref": "changes", "inputs": {}, "login": BOT}
+    ]
     # The label is taken off, so adding it again promotes again.
     assert LABEL not in {lab["name"] for lab in issue["labels"]}
 

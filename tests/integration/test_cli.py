@@ -211,7 +211,8 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
     for name in (
         "canary.yaml",
         ".env.example",
-        ".github/workflows/promptcanary.yml",
+        ".github/workflows/promptcanary-pr.yml",
+        ".github/workflows/promptcanary-promote.yml",
         "baselines/.gitkeep",
     ):
         assert (tmp_path / name).exists(), name
@@ -220,11 +221,12 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert pc("init", "demo", "--force", cwd=tmp_path).returncode == 0
 
 
-def test_init_workflow_is_the_documented_example(tmp_path: Path) -> None:
+def test_init_workflows_are_the_documented_examples(tmp_path: Path) -> None:
     assert pc("init", "demo", cwd=tmp_path).returncode == 0
-    written = (tmp_path / ".github" / "workflows" / "promptcanary.yml").read_text()
-    example = Path(__file__).parents[2] / "examples" / "workflows" / "promptcanary-pr.yml"
-    assert written == example.read_text()
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+        written = (tmp_path / ".github" / "workflows" / name).read_text()
+        example = Path(__file__).parents[2] / "examples" / "workflows" / name
+        assert written == example.read_text(), name
 
 
 def test_plan_prints_samples_and_rejects_bad_values(tmp_path: Path) -> None:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from promptcanary.action.activities import decide, missing_provider_keys
+from promptcanary.action.activities import (
+    decide,
+    is_fork,
+    missing_provider_keys,
+    secrets_withheld,
+)
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config
 from promptcanary.errors import ConfigError
 from tests.fakes.action_runner import load_event
@@ -115,3 +121,59 @@ def test_promote_mode_without_a_branch_is_a_config_error(tmp_path: Path) -> None
 )
 def test_missing_provider_keys(model: str, environ: dict[str, str], missing: tuple) -> None:
     assert missing_provider_keys(model, environ) == missing
+
+
+def test_promotion_parent_is_the_pull_requests_measured_head(tmp_path: Path) -> None:
+    event = load_event("pull_request.labeled")
+    event["label"]["name"] = "PromptCanary:Promote"  # GitHub compares label names ignoring case
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "promote"
+    assert plan.promote_parent == event["pull_request"]["head"]["sha"]
+
+
+def test_dispatch_promotion_parent_is_the_runs_commit(tmp_path: Path) -> None:
+    plan = decide(
+        config(tmp_path, mode="promote"),
+        context("workflow_dispatch", load_event("workflow_dispatch")),
+    )
+    assert plan.promote_branch == "master" and plan.promote_parent == "x"  # GITHUB_SHA
+
+
+@pytest.mark.parametrize(
+    ("state", "merged", "word"), [("closed", False, "closed"), ("closed", True, "merged")]
+)
+def test_a_closed_or_merged_pull_request_is_never_promoted(
+    tmp_path: Path, state: str, merged: bool, word: str
+) -> None:
+    event = load_event("pull_request.labeled")
+    event["label"]["name"] = "promptcanary:promote"
+    event["pull_request"].update(state=state, merged=merged)
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "skip" and f"pull request #2 is {word}" in plan.reason
+    assert not plan.unmeasured
+
+
+def test_a_same_repository_pull_request_in_a_forked_repository_is_no_fork(tmp_path: Path) -> None:
+    # head.repo.fork means "this repository is a fork": true on both sides here.
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"]["fork"] = True
+    event["pull_request"]["base"]["repo"]["fork"] = True
+    assert not is_fork(event["pull_request"])
+    assert decide(config(tmp_path), context("pull_request", event)).activity == "check"
+
+
+def test_a_fork_is_known_by_the_repository_id(tmp_path: Path) -> None:
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"]["id"] = 999  # same name, another repository
+    plan = decide(config(tmp_path), context("pull_request", event))
+    assert plan.activity == "skip" and plan.unmeasured
+
+
+def test_secrets_are_withheld_only_for_forks_and_dependabot(tmp_path: Path) -> None:
+    opened = load_event("pull_request.opened")
+    assert not secrets_withheld(context("pull_request", opened))
+    assert not secrets_withheld(context("schedule", load_event("schedule")))
+    dependabot = replace(context("pull_request", opened), actor="dependabot[bot]")
+    assert secrets_withheld(dependabot)
+    opened["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World"
+    assert secrets_withheld(context("pull_request", opened))

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from promptcanary.action.github import DEFAULT_BOT_LOGIN, GitHubClient
+from promptcanary.action.github import (
+    DEFAULT_BOT_LOGIN,
+    BranchMovedError,
+    BranchNotFoundError,
+    GitHubClient,
+    same_login,
+)
 from promptcanary.errors import GitHubError
 from tests.fakes.github_server import (
+    APP_LOGIN,
+    APP_TOKEN,
     BODY_LIMIT,
     DEFAULT_TOKEN,
+    HEAD_SHA,
     READ_ONLY_TOKEN,
     FakeGitHubServer,
     Token,
@@ -20,12 +30,25 @@ from tests.fakes.github_server import (
 REPO = "octo/repo"
 PAT = "ghp_personaltoken000000000000000000000"
 MARKER = "<!-- promptcanary: suite=s, model=m -->"
+NO_GRAPHQL = "ghs_nographqltoken000000000000000000"
+CONTENTS_READ = "ghs_contentsreadtoken00000000000000"
 
 
 @pytest.fixture
 def gh() -> Iterator[FakeGitHubServer]:
-    with FakeGitHubServer(tokens={PAT: Token("octo-maintainer", can_read_user=True)}) as server:
-        server.add_repo(REPO, branches=("main", "feature"))
+    tokens = {
+        PAT: Token("octo-maintainer", can_read_user=True),
+        NO_GRAPHQL: Token("other-app[bot]", graphql=False),
+        CONTENTS_READ: Token(
+            "github-actions[bot]", permissions={"contents": "read", "pull-requests": "write"}
+        ),
+    }
+    with FakeGitHubServer(tokens=tokens) as server:
+        server.add_repo(
+            REPO,
+            branches=("main", "feature"),
+            workflows={"promptcanary-pr.yml": True, "no-dispatch.yml": False},
+        )
         server.add_pull_request(REPO, 5, head_ref="feature")
         yield server
 
@@ -41,14 +64,63 @@ def client(gh: FakeGitHubServer, token: str = DEFAULT_TOKEN, retries: int = 2) -
     )
 
 
-def test_default_token_falls_back_to_the_actions_bot(gh: FakeGitHubServer) -> None:
-    assert client(gh).bot_login() == DEFAULT_BOT_LOGIN
-    assert gh.count("GET", "^/user$") == 1
+def test_default_token_is_the_actions_bot_through_graphql(gh: FakeGitHubServer) -> None:
+    c = client(gh)
+    assert c.login() == DEFAULT_BOT_LOGIN and c.login() == DEFAULT_BOT_LOGIN
+    assert gh.count("GET", "^/user$") == 1 and gh.count("POST", "^/graphql$") == 1
+
+
+def test_an_app_token_finds_its_own_comment_on_every_run(gh: FakeGitHubServer) -> None:
+    # GET /user is refused for installation tokens; assuming github-actions[bot] never found
+    # the App's comment and posted a new one on every run.
+    for run in range(3):
+        client(gh, APP_TOKEN).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nrun {run}")
+    mine = gh.repos[REPO].comments_on(5)
+    assert [c["user"]["login"] for c in mine] == [APP_LOGIN]
+    assert mine[0]["body"].endswith("run 2")
+    # Runs 2 and 3 had a comment to judge: GET /user refused, then GraphQL viewer answered.
+    assert gh.count("GET", "^/user$") == 2 and gh.count("POST", "^/graphql$") >= 2
+
+
+def test_logins_match_with_or_without_the_bot_suffix() -> None:
+    assert same_login("my-app[bot]", "my-app") and same_login("My-App", "my-app[bot]")
+    assert not same_login("my-app[bot]", "my-apps[bot]")
+
+
+def test_without_any_identity_a_bot_comment_with_the_marker_counts(gh: FakeGitHubServer) -> None:
+    # This token can read neither GET /user nor GraphQL: the marker plus a Bot author decide.
+    gh.add_comment(REPO, 5, f"{MARKER}\nquoted by a human", login="mallory")
+    c = client(gh, NO_GRAPHQL)
+    assert c.login() is None
+    c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\none")
+    c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\ntwo")
+    bodies = [x["body"] for x in gh.repos[REPO].comments_on(5)]
+    assert bodies == [f"{MARKER}\nquoted by a human", f"{MARKER}\ntwo"]
+
+
+def test_a_hidden_comment_is_left_alone_and_a_new_one_posted(gh: FakeGitHubServer) -> None:
+    old = gh.add_comment(REPO, 5, f"{MARKER}\nold", login=DEFAULT_BOT_LOGIN)
+    gh.minimize(REPO, old["id"])
+    client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nnew")
+    comments = gh.repos[REPO].comments_on(5)
+    assert [c["body"] for c in comments] == [f"{MARKER}\nold", f"{MARKER}\nnew"]
+    assert gh.count("PATCH", "/issues/comments/") == 0
+
+
+def test_duplicates_from_a_retried_post_are_cleaned_up(gh: FakeGitHubServer) -> None:
+    # The POST succeeded but answered 502, PyGithub retried it: two identical comments.
+    gh.fail("POST", "/issues/5/comments$", 502, times=1, after=True)
+    client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nfirst")
+    assert len(gh.repos[REPO].comments_on(5)) == 2
+    client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nsecond")
+    comments = gh.repos[REPO].comments_on(5)
+    assert [c["body"] for c in comments] == [f"{MARKER}\nsecond"]
+    assert gh.count("DELETE", "/issues/comments/") == 1
 
 
 def test_personal_token_uses_its_own_login(gh: FakeGitHubServer) -> None:
     c = client(gh, PAT)
-    assert c.bot_login() == "octo-maintainer"
+    assert c.login() == "octo-maintainer"
     url = c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nhi")
     assert gh.repos[REPO].comments_on(5)[0]["user"]["login"] == "octo-maintainer"
     assert c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nagain") == url
@@ -94,22 +166,120 @@ def test_server_errors_are_retried_then_reported_with_their_status(gh: FakeGitHu
     assert gh.count("POST", "/issues/5/comments$") == 4  # 1 created + 3 failed tries
 
 
-def test_commit_file_creates_then_updates_on_the_branch(gh: FakeGitHubServer) -> None:
+def test_commit_lands_on_the_measured_commit_only(gh: FakeGitHubServer) -> None:
     c = client(gh)
     first = c.commit_file(
-        path="baselines/a.json", content=b'{"v": 1}', branch="feature", message="add"
+        path="baselines/a.json",
+        content=b'{"v": 1}',
+        branch="feature",
+        parent=HEAD_SHA,
+        message="add",
     )
-    second = c.commit_file(
-        path="baselines/a.json", content=b'{"v": 2}', branch="feature", message="update"
+    repo = gh.repos[REPO]
+    assert repo.heads["feature"] == first.sha
+    assert repo.git_commits[first.sha]["parents"] == [HEAD_SHA]
+    assert repo.files["feature"]["baselines/a.json"]["content"] == b'{"v": 1}'
+    assert "baselines/a.json" not in repo.files["main"]
+    assert gh.count("PATCH", "/git/refs/heads/feature$") == 1
+    # A second promotion from the same (now stale) measured commit is refused, not stacked.
+    with pytest.raises(BranchMovedError) as moved:
+        c.commit_file(
+            path="baselines/a.json",
+            content=b'{"v": 2}',
+            branch="feature",
+            parent=HEAD_SHA,
+            message="m",
+        )
+    assert moved.value.status == 422 and "moved" in moved.value.message
+    assert repo.heads["feature"] == first.sha
+
+
+def test_a_push_after_the_measurement_blocks_the_commit(gh: FakeGitHubServer) -> None:
+    pushed = gh.push(REPO, "feature", {"prompt.txt": b"changed after the label"})
+    with pytest.raises(BranchMovedError):
+        client(gh).commit_file(
+            path="baselines/a.json", content=b"{}", branch="feature", parent=HEAD_SHA, message="m"
+        )
+    assert gh.repos[REPO].heads["feature"] == pushed
+    assert "baselines/a.json" not in gh.repos[REPO].files["feature"]
+
+
+def test_a_deleted_branch_or_commit_is_named(gh: FakeGitHubServer) -> None:
+    with pytest.raises(BranchNotFoundError) as gone:
+        client(gh).commit_file(
+            path="a.json", content=b"{}", branch="gone", parent=HEAD_SHA, message="m"
+        )
+    assert "'gone' was not found" in gone.value.message
+    with pytest.raises(BranchNotFoundError) as unknown:
+        client(gh).commit_file(
+            path="a.json", content=b"{}", branch="feature", parent="f" * 40, message="m"
+        )
+    assert "ffffffffffff" in unknown.value.message
+
+
+def test_a_contents_read_token_cannot_commit(gh: FakeGitHubServer) -> None:
+    with pytest.raises(GitHubError) as refused:
+        client(gh, CONTENTS_READ).commit_file(
+            path="a.json", content=b"{}", branch="feature", parent=HEAD_SHA, message="m"
+        )
+    assert refused.value.status == 403 and "contents: write" in (refused.value.hint or "")
+    assert gh.repos[REPO].heads["feature"] == HEAD_SHA
+    # ...but the same token may comment (pull-requests: write).
+    client(gh, CONTENTS_READ).upsert_comment(5, marker=MARKER, body=MARKER)
+
+
+def test_the_fake_refuses_a_contents_put_without_a_message(gh: FakeGitHubServer) -> None:
+    from github import GithubException
+
+    with pytest.raises(GithubException) as refused:
+        client(gh).repo.create_file("x.json", "", b"{}", branch="main")
+    assert refused.value.status == 422 and "message" in str(refused.value)
+
+
+def test_workflow_dispatch_is_recorded_and_refusals_say_why(gh: FakeGitHubServer) -> None:
+    client(gh).dispatch_workflow("promptcanary-pr.yml", ref="feature")
+    assert gh.repos[REPO].dispatches == [
+        {
+            "workflow": "promptcanary-pr.yml",
+            "ref": "feature",
+            "inputs": {},
+            "login": DEFAULT_BOT_LOGIN,
+        }
+    ]
+    for workflow, status in (("no-dispatch.yml", 422), ("missing.yml", 404)):
+        with pytest.raises(GitHubError) as refused:
+            client(gh).dispatch_workflow(workflow, ref="feature")
+        assert refused.value.status == status
+    with pytest.raises(GitHubError) as no_actions:
+        client(gh, CONTENTS_READ).dispatch_workflow("promptcanary-pr.yml", ref="feature")
+    assert no_actions.value.status == 403 and "actions: write" in (no_actions.value.hint or "")
+
+
+def test_the_promote_label_is_created_once(gh: FakeGitHubServer) -> None:
+    c = client(gh)
+    assert c.ensure_label("PromptCanary:Promote", color="fbca04", description="d") is True
+    assert c.ensure_label("PromptCanary:Promote", color="fbca04", description="d") is False
+    assert gh.repos[REPO].labels["PromptCanary:Promote"]["color"] == "fbca04"
+    assert gh.count("POST", "/labels$") == 1
+
+
+def test_secondary_rate_limits_wait_a_minute_without_retry_after(
+    gh: FakeGitHubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)  # urllib3's backoff sleeps through time.sleep
+    gh.fail(
+        "GET",
+        "/issues/5/comments$",
+        403,
+        times=1,
+        message="You have exceeded a secondary rate limit. Please wait a few minutes.",
     )
-    files = gh.repos[REPO].files
-    assert files["feature"]["baselines/a.json"]["content"] == b'{"v": 2}'
-    assert "baselines/a.json" not in files["main"]
-    assert first.sha != second.sha and second.branch == "feature"
-    assert [c["message"] for c in gh.repos[REPO].commits] == ["add", "update"]
-    with pytest.raises(GitHubError) as missing:
-        c.commit_file(path="x.json", content=b"{}", branch="gone", message="m")
-    assert missing.value.status == 404
+    GitHubClient.connect(
+        token=DEFAULT_TOKEN, api_url=gh.base_url, repository=REPO, throttle=False
+    ).upsert_comment(5, marker=MARKER, body=MARKER)
+    assert slept and max(slept) >= 60
+    assert gh.count("GET", "/issues/5/comments$") == 2
 
 
 def test_watch_issue_lifecycle_ignores_prs_and_other_markers(gh: FakeGitHubServer) -> None:
@@ -126,6 +296,17 @@ def test_watch_issue_lifecycle_ignores_prs_and_other_markers(gh: FakeGitHubServe
     issue = gh.repos[REPO].issues[opened.number]
     assert issue["title"] == "t2" and issue["body"].endswith("report 2")
     assert [lab["name"] for lab in issue["labels"]] == ["promptcanary"]
+    # Someone takes the label off: the issue is still ours (creator + marker), the label returns.
+    issue["labels"] = []
+    third = c.open_or_update_issue(
+        marker="<!-- w -->", label="promptcanary", title="t3", body="<!-- w -->\nreport 3"
+    )
+    assert third.number == opened.number and issue["title"] == "t3"
+    assert [lab["name"] for lab in issue["labels"]] == ["promptcanary"]
+    # An issue a human opened with the same marker is not ours.
+    gh.repos[REPO].issues[opened.number]["user"] = gh._user("mallory")
+    assert c.find_open_issue(marker="<!-- w -->", label="promptcanary") is None
+    gh.repos[REPO].issues[opened.number]["user"] = gh._user(DEFAULT_BOT_LOGIN)
     found = c.find_open_issue(marker="<!-- w -->", label="promptcanary")
     assert found is not None and found.number == opened.number
     c.close_issue(found, comment="healthy")
@@ -144,6 +325,8 @@ def test_remove_label_ignores_a_label_already_gone(gh: FakeGitHubServer) -> None
 
 def test_committed_content_is_sent_base64_encoded_once(gh: FakeGitHubServer) -> None:
     payload = "é\n".encode() * 3
-    client(gh).commit_file(path="f.json", content=payload, branch="main", message="m")
-    stored = gh.repos[REPO].files["main"]["f.json"]["content"]
+    client(gh).commit_file(
+        path="f.json", content=payload, branch="feature", parent=HEAD_SHA, message="m"
+    )
+    stored = gh.repos[REPO].files["feature"]["f.json"]["content"]
     assert stored == payload and base64.b64encode(stored) != stored

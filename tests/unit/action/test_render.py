@@ -64,6 +64,7 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
         change=None,
         committed=True,
         where=WHERE,
+        check_note=render.check_started_note("promptcanary-pr.yml", "feature/x"),
     )
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(body, encoding="utf-8")
@@ -82,8 +83,40 @@ def test_a_failed_commit_says_so_instead_of_claiming_success() -> None:
         committed=False,
         where=WHERE,
     )
-    assert "committing it failed" in body and "committed to" not in body
+    assert "committing it to `b` failed**" in body and "committed to" not in body
+    assert "promotion failed" in body.splitlines()[1]
+    assert "remove and re-add the label" in body
     assert "Changes against the previous baseline" in body
+
+
+def test_no_promotion_text_tells_anyone_to_re_run_the_check() -> None:
+    # A re-run reuses the old SHA and a commit made with GITHUB_TOKEN starts no workflow: the
+    # advice "re-run the check" could never work.
+    bodies = [
+        render.promoted_markdown(
+            snapshot=snapshot(),
+            baseline_path="b.json",
+            commit_url=None,
+            branch="b",
+            previous=None,
+            change=None,
+            committed=committed,
+            where=WHERE,
+            check_note=note,
+            branch_moved=moved,
+        )
+        for committed, moved, note in (
+            (True, False, render.check_started_note("w.yml", "b")),
+            (True, False, render.check_not_started_note("the token may not start workflows.")),
+            (False, True, None),
+            (False, False, None),
+        )
+    ]
+    for body in bodies:
+        assert "re-run" not in body.lower().replace("re-add", "")
+    assert "Started the check workflow `w.yml` on `b`" in bodies[0]
+    assert "close and reopen the pull request" in bodies[1]
+    assert "moved since the label was added" in bodies[2] and "nothing was committed" in bodies[2]
 
 
 def test_hostile_suite_and_model_names_stay_inert() -> None:

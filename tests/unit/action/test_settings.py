@@ -124,3 +124,29 @@ def test_unreadable_event_payload_is_a_config_error(tmp_path: Path) -> None:
     event.write_text("{not json", encoding="utf-8")
     with pytest.raises(ConfigError, match="cannot read the event payload"):
         load_context({"GITHUB_EVENT_PATH": str(event)})
+
+
+def test_check_workflow_takes_a_file_name_a_path_or_none(tmp_path: Path) -> None:
+    assert load_config(env(tmp_path)).check_workflow == ""
+    assert load_config(env(tmp_path)).fail_on_skip is False
+    path = ".github/workflows/promptcanary-pr.yml"
+    assert load_config(env(tmp_path, **{"check-workflow": path})).check_workflow == (
+        "promptcanary-pr.yml"
+    )
+    assert load_config(env(tmp_path, **{"check-workflow": "None"})).check_workflow == "none"
+    assert load_config(env(tmp_path, **{"fail-on-skip": "true"})).fail_on_skip is True
+    with pytest.raises(ConfigError) as bad:
+        load_config(env(tmp_path, **{"check-workflow": "PromptCanary checks"}))
+    assert "'check-workflow' input must be a workflow file name" in bad.value.message
+
+
+def test_the_running_workflow_file_comes_from_github_workflow_ref(tmp_path: Path) -> None:
+    ctx = load_context(
+        {
+            "GITHUB_WORKSPACE": str(tmp_path),
+            "GITHUB_WORKFLOW_REF": "octo/repo/.github/workflows/promptcanary-pr.yml@refs/pull/2/merge",
+            "GITHUB_ACTOR": "dependabot[bot]",
+        }
+    )
+    assert ctx.workflow_file == "promptcanary-pr.yml" and ctx.actor == "dependabot[bot]"
+    assert load_context({"GITHUB_WORKSPACE": str(tmp_path)}).workflow_file is None
