@@ -10,7 +10,12 @@ here, their documented home.
 
 from __future__ import annotations
 
-from promptcanary.core.models.drift import DriftReport, DriftSeverity, ProbeComparison
+from promptcanary.core.models.drift import (
+    DriftReport,
+    DriftSeverity,
+    ProbeComparison,
+    ReportFormat,
+)
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
     BaselineSnapshot,
@@ -38,6 +43,7 @@ __all__ = [
     "ProbeResult",
     "ProbeSpec",
     "ProviderConfig",
+    "ReportFormat",
     "UsageSummary",
     "percentile",
     "prompt_id_for",

@@ -37,6 +37,15 @@ class DriftSeverity(str, Enum):
         return self.rank >= DriftSeverity(str(getattr(other, "value", other)).lower()).rank
 
 
+class ReportFormat(str, Enum):
+    """The formats a report can be rendered in (``promptcanary report --format``)."""
+
+    TERMINAL = "terminal"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    JSON = "json"
+
+
 # ── Drift ────────────────────────────────────────────────────────────────────────────────────
 
 
