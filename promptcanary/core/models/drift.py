@@ -15,6 +15,11 @@ from promptcanary.core.models.run import (
 )
 from promptcanary.core.models.usage import UsageSummary
 
+#: First characters of :attr:`DriftReport.summary` (promptcanary 0.2's glyphs for the first two).
+GLYPH_OK = "✅"
+GLYPH_DRIFT = "⚠️"
+GLYPH_INCONCLUSIVE = "❔"
+
 _SEVERITY_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
 
@@ -298,7 +303,11 @@ class DriftReport(BaseModel):
 
     @property
     def summary(self) -> str:
-        """Single-sentence human-readable summary suitable for notifications."""
+        """Single-sentence human-readable summary suitable for notifications.
+
+        It starts with a glyph, as in promptcanary 0.2, so scripts can grep it: ``✅`` no drift,
+        ``⚠️`` drift, and ``❔`` inconclusive (neither: nothing trustworthy was measured).
+        """
         n_reg, n_imp = len(self.regressions), len(self.improvements)
         n_inc = len(self.inconclusive)
         scores = (
@@ -309,18 +318,18 @@ class DriftReport(BaseModel):
                 f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
             )
             return (
-                f"Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
+                f"{GLYPH_INCONCLUSIVE} Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
                 f"be measured reliably — {why}; this is not evidence of model drift."
             )
         if not self.has_drift:
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
             return (
-                f"No drift: suite '{self.suite_name}' on {self.provider.model_id} is stable "
+                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} is stable "
                 f"({scores}{tail}{inc})."
             )
         return (
-            f"{self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
+            f"{GLYPH_DRIFT} {self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
             f"'{self.suite_name}' on {self.provider.model_id} ({scores}"
             + (f", {n_imp} improvement(s)" if n_imp else "")
             + (f", {n_inc} inconclusive" if n_inc else "")
