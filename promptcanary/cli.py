@@ -312,6 +312,21 @@ def baselines_delete(
     _done(delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes))
 
 
+@baselines_app.command("history")
+def baselines_history(
+    baseline_dir: BaselineDirOpt = None,
+    suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
+    provider: ProviderOpt = None,
+    chart: Annotated[
+        str, typer.Option(help="all | scores | probes | drift (between successive baselines).")
+    ] = "all",
+) -> None:
+    """Chart the stored baselines over time: scores, per-probe heatmap, drift timeline."""
+    from promptcanary.commands.baselines import history_command
+
+    _done(history_command(baseline_dir=baseline_dir, suite=suite, model=provider, chart=chart))
+
+
 @app.command()
 def version() -> None:
     """Print the PromptCanary version."""
