@@ -194,7 +194,7 @@ def render_drift_timeline(reports: Sequence[DriftReport], *, title: str) -> str:
     lines = [
         title,
         f"  severity {strip}  (· none ▂ low ▄ medium ▆ high █ critical ? inconclusive)",
-        f"  {'when (UTC)':<16}  {'suite · model':<30}  {'verdict':<15}  "
+        f"  {'when (UTC)':<16}  {'suite · model':<40}  {'verdict':<15}  "
         f"{'regr.':>5}  {'impr.':>5}  {'Δ score':>7}",
     ]
     for r in reports:
@@ -204,9 +204,9 @@ def render_drift_timeline(reports: Sequence[DriftReport], *, title: str) -> str:
             verdict = f"{r.severity.value.upper()} drift"
         else:
             verdict = "no drift"
-        where = _clip(f"{r.suite_name} · {r.provider.model_id}", 30)
+        where = _clip(f"{r.suite_name} · {r.provider.model_id}", 40)
         lines.append(
-            f"  {_when(r.created_at):<16}  {where:<30}  {verdict:<15}  "
+            f"  {_when(r.created_at):<16}  {where:<40}  {verdict:<15}  "
             f"{len(r.regressions):>5}  {len(r.improvements):>5}  {r.overall_score_delta:>+7.2f}"
         )
     return "\n".join(lines) + "\n"
