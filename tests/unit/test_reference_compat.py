@@ -371,7 +371,7 @@ def test_provider_errors_through_litellm(litellm_provider, llm_server):
 
     empty = {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}
     llm_server.reply = lambda request: Reply(raw_body=json.dumps(empty).encode())
-    with pytest.raises(ProviderError, match="^Unexpected response structure from openai/fake"):
+    with pytest.raises(ProviderError, match=r"^Unexpected response structure from openai/fake"):
         litellm_provider().complete(CanaryPrompt(text="hi"))
 
 
