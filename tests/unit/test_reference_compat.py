@@ -391,6 +391,27 @@ def test_summary_glyphs():
     assert drift.has_drift and drift.summary.startswith("⚠️ ")
 
 
+def test_drift_report_and_comparison_names_of_0_2():
+    from promptcanary import FileBaselineStore, compare
+    from promptcanary.core.comparator import score_to_emoji
+    from promptcanary.core.models import CanaryRunResult
+    from promptcanary.providers.base import ProviderError  # 0.2 defined it here
+
+    baseline = FileBaselineStore(QUICKSTART / "baselines").load_latest("support-assistant")
+    current = CanaryRunResult.model_validate_json((QUICKSTART / "current-run.json").read_bytes())
+    report = compare(baseline, current)
+    assert report.generated_at == report.created_at
+    assert report.report_id == compare(baseline, current).report_id  # stable, UUID-shaped
+    assert (
+        len(report.report_id) == 36
+        and report.report_id != compare(baseline, baseline.run_result).report_id
+    )
+    worst = report.regressions[0]
+    assert worst.absolute_delta == abs(worst.score_delta) > 0
+    assert [score_to_emoji(s) for s in (1.0, 0.8, 0.6, 0.1)] == ["🟢", "🟡", "🟠", "🔴"]
+    assert issubclass(ProviderError, Exception)
+
+
 # ── CLI spellings ────────────────────────────────────────────────────────────────────────────
 
 

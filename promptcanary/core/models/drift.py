@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from enum import Enum
 
@@ -113,6 +114,11 @@ class ProbeComparison(BaseModel):
     """Excerpt of the current response (first sample) for changed pairs."""
 
     @property
+    def absolute_delta(self) -> float:
+        """Size of the score change, whatever its direction (promptcanary 0.2's name)."""
+        return abs(self.score_delta)
+
+    @property
     def baseline_pass_rate(self) -> float:
         """Fraction of baseline samples that passed."""
         return self.baseline_pass_count / self.baseline_samples if self.baseline_samples else 0.0
@@ -175,6 +181,20 @@ class DriftReport(BaseModel):
     """Why the current run stopped early, if it did."""
 
     # ── Derived views ──
+    @property
+    def generated_at(self) -> datetime:
+        """When the comparison was made: promptcanary 0.2's name for :attr:`created_at`."""
+        return self.created_at
+
+    @property
+    def report_id(self) -> str:
+        """A stable id of this comparison (baseline snapshot + current run), as a UUID string.
+
+        promptcanary 0.2 stored a random one; deriving it keeps report files deterministic.
+        """
+        key = f"{self.baseline_snapshot_id}/{self.current_run_id}"
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, "promptcanary:drift:" + key))
+
     @property
     def regressions(self) -> list[ProbeComparison]:
         """Pairs that got meaningfully worse."""
