@@ -412,6 +412,55 @@ def test_drift_report_and_comparison_names_of_0_2():
     assert issubclass(ProviderError, Exception)
 
 
+# ── Files written by 0.2 ─────────────────────────────────────────────────────────────────────
+
+LEGACY = Path(__file__).resolve().parents[1] / "fixtures" / "promptcanary-0.2"
+
+
+def test_baseline_saved_by_0_2_is_found_and_loads(tmp_path):
+    from promptcanary import FileBaselineStore
+
+    store = FileBaselineStore(LEGACY / "baselines")
+    (row,) = store.list_baselines()
+    assert row["suite_name"] == "legacy-suite" and row["note"] == "made by promptcanary 0.2.2"
+    snapshot = store.load_latest("legacy-suite", "openai/gpt-4o-mini")
+    assert store.load(snapshot.snapshot_id) == snapshot
+    assert snapshot.schema_version == 0  # 0.2's "0.1"
+    assert snapshot.note == "made by promptcanary 0.2.2"
+    assert {r.prompt_id for r in snapshot.run_result.probe_results} == {"geo", "search"}
+    # Saved again, the secret 0.2 wrote into the file is not written back.
+    FileBaselineStore(tmp_path).save(snapshot.run_result)
+    assert "not-a-real-key" not in next(tmp_path.glob("*.json")).read_text()
+
+
+def test_0_2_file_names_with_spaces_and_colons_are_found(tmp_path):
+    from promptcanary import FileBaselineStore
+
+    data = json.loads(next((LEGACY / "baselines").glob("*.json")).read_text())
+    data["suite_name"] = data["run_result"]["suite_name"] = "my suite"
+    data["provider"]["model_id"] = data["run_result"]["provider"]["model_id"] = "ollama/llama3:8b"
+    name = f"my_suite__ollama-llama3-8b__20250301T120000_{data['snapshot_id'][:8]}.json"
+    (tmp_path / name).write_text(json.dumps(data))
+    found = FileBaselineStore(tmp_path).load_latest("my suite", "ollama/llama3:8b")
+    assert found.snapshot_id == data["snapshot_id"]
+
+
+def test_run_and_drift_report_written_by_0_2_work_with_the_cli(tmp_path, capsys, monkeypatch):
+    shutil.copytree(LEGACY, tmp_path / "legacy")
+    monkeypatch.chdir(tmp_path / "legacy")
+    assert _run("compare", "--current", "run.json", "--baseline-dir", "baselines", "-q") == 0
+    assert capsys.readouterr().out.startswith("⚠️ CRITICAL drift: 4 regression(s)")
+    assert _run("report", "drift.json", "--format", "markdown", "-o", "drift.md") == 0
+    assert "legacy-suite" in (tmp_path / "legacy" / "drift.md").read_text()
+
+    from promptcanary.core.models import DriftReport
+
+    raw = json.loads((LEGACY / "drift.json").read_text())
+    report = DriftReport.model_validate(raw)
+    assert report.generated_at.isoformat().startswith(raw["generated_at"][:19])
+    assert len(report.regressions) == 4
+
+
 # ── CLI spellings ────────────────────────────────────────────────────────────────────────────
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
@@ -179,6 +180,14 @@ class DriftReport(BaseModel):
     """Samples per prompt in the current run."""
     aborted: str | None = None
     """Why the current run stopped early, if it did."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_generated_at(cls, data: Any) -> Any:
+        # promptcanary 0.2's report files call the comparison time "generated_at".
+        if isinstance(data, dict) and "generated_at" in data and "created_at" not in data:
+            data = {**data, "created_at": data["generated_at"]}
+        return data
 
     # ── Derived views ──
     @property

@@ -391,7 +391,7 @@ class BaselineSnapshot(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     schema_version: int = SCHEMA_VERSION
-    """Version of this JSON layout; checked on load."""
+    """Version of this JSON layout; checked on load. 0 is promptcanary 0.2's layout."""
     snapshot_id: str = Field(default_factory=_uuid)
     """Unique id (UUID) of this snapshot."""
     suite_name: str
@@ -412,3 +412,12 @@ class BaselineSnapshot(BaseModel):
         if isinstance(data, dict) and "_note" in data and "note" not in data:
             data = {**data, "note": data["_note"]}
         return data
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _legacy_version(cls, v: Any) -> Any:
+        # promptcanary 0.2 wrote schema_version "0.1" (a string); its files are version 0 here,
+        # and load: the fields they lack all have defaults.
+        if isinstance(v, str) and v.startswith("0."):
+            return 0
+        return v
