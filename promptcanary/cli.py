@@ -271,6 +271,15 @@ def baselines_default(
 ) -> None:
     """Without a subcommand: list baselines (promptcanary 0.2's `baselines --dir D --suite S`)."""
     if ctx.invoked_subcommand is not None:
+        if directory is not None or suite is not None:
+            from promptcanary.errors import ConfigError
+
+            # Silently ignoring them would list or chart another directory than the one meant.
+            raise ConfigError(
+                "only applies to a bare `promptcanary baselines`",
+                field="--dir/--suite",
+                hint=f"Pass --baseline-dir / --suite after `{ctx.invoked_subcommand}`.",
+            )
         return
     from promptcanary.commands.baselines import list_command
 

@@ -525,6 +525,9 @@ def test_bare_baselines_lists_like_0_2(project, capsys, monkeypatch):
     assert "support-assistant" in capsys.readouterr().out
     assert _run("baselines", "-d", "baselines", "-s", "nope") == 0
     assert "support-assistant" not in capsys.readouterr().out
+    # Given to the group but followed by a subcommand, they would be ignored: refused instead.
+    assert _run("baselines", "--dir", "elsewhere", "list") == 2
+    assert "--baseline-dir" in capsys.readouterr().err
 
 
 def test_report_open_writes_html_next_to_input_and_opens_it(project, capsys, monkeypatch):
