@@ -127,9 +127,9 @@ def plot_drift_timeline(
 
     Same arguments and return values as :func:`plot_score_history`, over drift reports.
     """
-    if not drift_reports:
-        raise ValueError("At least one drift report is required.")
     reports = sorted(drift_reports, key=lambda r: r.created_at)
+    if not reports:
+        raise ValueError("At least one drift report is required.")
     return _deliver(
         mode,
         lambda: render_drift_timeline(reports, title=title),
@@ -254,6 +254,7 @@ def _clip(text: str, width: int) -> str:
 
 def _groups(items: History, what: str) -> list[Group]:
     """Trend points per (suite, model), oldest first; trend points given directly form one group."""
+    items = list(items)  # a generator of snapshots works too
     if not items:
         raise ValueError(f"At least one {what} is required.")
     from promptcanary.core.models import BaselineSnapshot
