@@ -27,9 +27,36 @@ _EXPORTS: dict[str, str] = {
     "ProbeCategory": "promptcanary.core.models",
     "DriftSeverity": "promptcanary.core.models",
     "UsageSummary": "promptcanary.core.models",
+    "ReportFormat": "promptcanary.core.models",
     "BaseProbe": "promptcanary.core.probes.base",
     "probe": "promptcanary.core.probes.base",
     "register_probe": "promptcanary.core.probes.base",
+    "get_probe": "promptcanary.core.probes.base",
+    "get_probe_registry": "promptcanary.core.probes.base",
+    # Built-in probes (importing one loads them all: the registry needs every built-in).
+    "ConfidenceLanguageProbe": "promptcanary.core.probes",
+    "DirectAnswerProbe": "promptcanary.core.probes",
+    "ExpectedKeywordsProbe": "promptcanary.core.probes",
+    "FactualConsistencyProbe": "promptcanary.core.probes",
+    "JsonKeyOrderProbe": "promptcanary.core.probes",
+    "JsonSchemaProbe": "promptcanary.core.probes",
+    "JsonValidityProbe": "promptcanary.core.probes",
+    "KeywordPresenceProbe": "promptcanary.core.probes",
+    "LatencyProbe": "promptcanary.core.probes",
+    "LlmJudgeProbe": "promptcanary.core.probes",
+    "MarkdownHeaderProbe": "promptcanary.core.probes",
+    "MarkdownHeadersProbe": "promptcanary.core.probes",
+    "RefusalProbe": "promptcanary.core.probes",
+    "RegexProbe": "promptcanary.core.probes",
+    "ResponseLengthProbe": "promptcanary.core.probes",
+    "SafetyLanguageProbe": "promptcanary.core.probes",
+    "SentimentProbe": "promptcanary.core.probes",
+    "StepByStepProbe": "promptcanary.core.probes",
+    "ToolCallArgsProbe": "promptcanary.core.probes",
+    "ToolCallNameProbe": "promptcanary.core.probes",
+    "ToolCallPresenceProbe": "promptcanary.core.probes",
+    "ToolCallSchemaProbe": "promptcanary.core.probes",
+    "VerbosityProbe": "promptcanary.core.probes",
     "BaseLLMProvider": "promptcanary.providers.base",
     "ProviderError": "promptcanary.errors",
     "PromptCanaryError": "promptcanary.errors",
@@ -38,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "ReplayProvider": "promptcanary.providers.replay",
     "FileBaselineStore": "promptcanary.storage.file",
     "DriftReporter": "promptcanary.core.reporter",
+    "Reporter": "promptcanary.core.reporter",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -71,10 +99,42 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ProbeResult,
         ProbeSpec,
         ProviderConfig,
+        ReportFormat,
         UsageSummary,
     )
-    from promptcanary.core.probes.base import BaseProbe, probe, register_probe
-    from promptcanary.core.reporter import DriftReporter
+    from promptcanary.core.probes import (
+        ConfidenceLanguageProbe,
+        DirectAnswerProbe,
+        ExpectedKeywordsProbe,
+        FactualConsistencyProbe,
+        JsonKeyOrderProbe,
+        JsonSchemaProbe,
+        JsonValidityProbe,
+        KeywordPresenceProbe,
+        LatencyProbe,
+        LlmJudgeProbe,
+        MarkdownHeaderProbe,
+        MarkdownHeadersProbe,
+        RefusalProbe,
+        RegexProbe,
+        ResponseLengthProbe,
+        SafetyLanguageProbe,
+        SentimentProbe,
+        StepByStepProbe,
+        ToolCallArgsProbe,
+        ToolCallNameProbe,
+        ToolCallPresenceProbe,
+        ToolCallSchemaProbe,
+        VerbosityProbe,
+    )
+    from promptcanary.core.probes.base import (
+        BaseProbe,
+        get_probe,
+        get_probe_registry,
+        probe,
+        register_probe,
+    )
+    from promptcanary.core.reporter import DriftReporter, Reporter
     from promptcanary.core.suite import CanarySuite
     from promptcanary.errors import ConfigError, PromptCanaryError, ProviderError
     from promptcanary.providers.base import BaseLLMProvider

@@ -26,7 +26,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-baselines_app = typer.Typer(help="List, show and delete stored baselines.", no_args_is_help=True)
+baselines_app = typer.Typer(
+    help="List, show and delete stored baselines, and chart their history.",
+    invoke_without_command=True,
+)
 app.add_typer(baselines_app, name="baselines")
 
 # ── Shared option types ──────────────────────────────────────────────────────────────────────
@@ -49,8 +52,12 @@ BaselineDirOpt = Annotated[
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
-TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature override.")]
-MaxTokensOpt = Annotated[int | None, typer.Option("--max-tokens", help="max_tokens override.")]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", "-t", help="Sampling temperature override (0-2).")
+]
+MaxTokensOpt = Annotated[
+    int | None, typer.Option("--max-tokens", help="max_tokens override (> 0).")
+]
 SeedOpt = Annotated[int | None, typer.Option(help="Seed override.")]
 ConcurrencyOpt = Annotated[
     int | None, typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
@@ -74,13 +81,21 @@ OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an
 
 @app.command()
 def init(
-    name: Annotated[str | None, typer.Argument(help="Suite name [default: folder name].")] = None,
-    directory: Annotated[Path, typer.Option("--dir", help="Where to create the files.")] = Path(
-        "."
-    ),
-    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    name: Annotated[
+        str | None,
+        typer.Argument(help="Suite name; its files go into a new folder NAME/ [default: none]."),
+    ] = None,
+    directory: Annotated[
+        Path, typer.Option("--dir", help="Repository folder to scaffold into [default: .].")
+    ] = Path("."),
+    force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite existing files.")] = False,
 ) -> None:
-    """Create canary.yaml, baselines/, .env.example and a GitHub workflow."""
+    """Create canary.yaml, baselines/, .env.example and a GitHub workflow.
+
+    With NAME, the suite goes into a new folder NAME/ (with a README.md); without, into the
+    current folder (or --dir). The workflow always goes to .github/workflows/ of that folder
+    (--dir), where GitHub looks for it.
+    """
     from promptcanary.commands.init import run_init
 
     _done(run_init(name=name, directory=directory, force=force))
@@ -99,12 +114,13 @@ def run(
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
     save_baseline: Annotated[
-        bool, typer.Option("--save-baseline", help="Save this run as the new baseline.")
+        bool, typer.Option("--save-baseline", "-s", help="Save this run as the new baseline.")
     ] = False,
     baseline_dir: BaselineDirOpt = None,
     note: Annotated[str, typer.Option(help="Note stored with a saved baseline.")] = "",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the run as JSON.")
+        Path | None,
+        typer.Option("--output", "-o", "--output-json", help="Write the run as JSON."),
     ] = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
@@ -132,7 +148,8 @@ def compare(
         typer.Option("--current", help="A saved run JSON to compare instead of running."),
     ] = None,
     baseline: Annotated[
-        Path | None, typer.Option("--baseline", help="A baseline JSON file to compare with.")
+        Path | None,
+        typer.Option("--baseline", "-b", help="A baseline JSON file to compare with."),
     ] = None,
     baseline_dir: BaselineDirOpt = None,
     temperature: TemperatureOpt = None,
@@ -204,11 +221,21 @@ def report(
     budget: Annotated[
         int | None, typer.Option(help="Max characters of Markdown output [default: none].")
     ] = None,
+    open_browser: Annotated[
+        bool,
+        typer.Option(
+            "--open", help="HTML: write next to INPUT (or to -o) and open it in a browser."
+        ),
+    ] = False,
 ) -> None:
     """Render a saved run or drift report in another format."""
     from promptcanary.commands.report import report_command
 
-    _done(report_command(input=input, format=format, output=output, budget=budget))
+    _done(
+        report_command(
+            input=input, format=format, output=output, budget=budget, open_browser=open_browser
+        )
+    )
 
 
 @app.command()
@@ -237,6 +264,34 @@ def plan(
             baseline_dir=baseline_dir,
         )
     )
+
+
+@baselines_app.callback()
+def baselines_default(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path | None,
+        typer.Option("--dir", "-d", help="Baseline directory (as `baselines list`).", hidden=True),
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option("--suite", "-s", help="Only this suite.", hidden=True)
+    ] = None,
+) -> None:
+    """Without a subcommand: list baselines (promptcanary 0.2's `baselines --dir D --suite S`)."""
+    if ctx.invoked_subcommand is not None:
+        if directory is not None or suite is not None:
+            from promptcanary.errors import ConfigError
+
+            # Silently ignoring them would list or chart another directory than the one meant.
+            raise ConfigError(
+                "only applies to a bare `promptcanary baselines`",
+                field="--dir/--suite",
+                hint=f"Pass --baseline-dir / --suite after `{ctx.invoked_subcommand}`.",
+            )
+        return
+    from promptcanary.commands.baselines import list_command
+
+    _done(list_command(baseline_dir=directory, suite=suite, model=None))
 
 
 @baselines_app.command("list")
@@ -272,6 +327,21 @@ def baselines_delete(
     from promptcanary.commands.baselines import delete_command
 
     _done(delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes))
+
+
+@baselines_app.command("history")
+def baselines_history(
+    baseline_dir: BaselineDirOpt = None,
+    suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
+    provider: ProviderOpt = None,
+    chart: Annotated[
+        str, typer.Option(help="all | scores | probes | drift (between successive baselines).")
+    ] = "all",
+) -> None:
+    """Chart the stored baselines over time: scores, per-probe heatmap, drift timeline."""
+    from promptcanary.commands.baselines import history_command
+
+    _done(history_command(baseline_dir=baseline_dir, suite=suite, model=provider, chart=chart))
 
 
 @app.command()

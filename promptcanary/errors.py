@@ -112,7 +112,8 @@ class ProviderError(PromptCanaryError):
     """The LLM provider could not be called or returned something unusable.
 
     ``status_code`` is the HTTP status when there was one; ``retryable`` says whether trying again
-    may help (429, 5xx, timeouts, connection errors).
+    may help (429, 5xx, timeouts, connection errors). ``str()`` appends the model id and status
+    when known; :attr:`message` is the message alone.
     """
 
     exit_code = EXIT_INCONCLUSIVE
@@ -137,6 +138,16 @@ class ProviderError(PromptCanaryError):
             retryable = status_code is None or status_code in (408, 409, 429) or status_code >= 500
         self.retryable = retryable
         self.retry_after_s = retry_after_s
+
+    def __str__(self) -> str:
+        # As in promptcanary 0.2: "<message> | model='openai/gpt-4o' | status=429", so logs and
+        # scripts that read the model and HTTP status out of the text keep working.
+        parts = [self.message]
+        if self.model_id:
+            parts.append(f"model={self.model_id!r}")
+        if self.status_code:
+            parts.append(f"status={self.status_code}")
+        return " | ".join(parts)
 
 
 class ProviderAuthError(ProviderError):

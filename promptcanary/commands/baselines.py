@@ -1,10 +1,11 @@
-"""`promptcanary baselines list|show|delete`."""
+"""`promptcanary baselines list|show|delete|history`."""
 
 from __future__ import annotations
 
 import sys
+from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from promptcanary.commands.common import default_baseline_dir, stdout_console
 from promptcanary.errors import EXIT_OK, BaselineNotFoundError
@@ -102,3 +103,53 @@ def delete_command(*, snapshot: str, baseline_dir: Path | None, yes: bool) -> in
     store.delete(snap.snapshot_id)
     stdout_console().print(f"Deleted baseline {snap.snapshot_id}.")
     return EXIT_OK
+
+
+CHARTS = ("all", "scores", "probes", "drift")
+
+
+def history_command(
+    *, baseline_dir: Path | None, suite: str | None, model: str | None, chart: str
+) -> int:
+    """Text charts of the stored baselines: scores, probe heatmap, drift between neighbours."""
+    from promptcanary.errors import ConfigError
+
+    if chart not in CHARTS:
+        raise ConfigError(f"must be one of {', '.join(CHARTS)} (got {chart!r})", field="--chart")
+    from promptcanary.utils import visualization as viz
+
+    store = _store(baseline_dir)
+    snapshots = store.load_all(suite, model)
+    out = stdout_console().file
+    if not snapshots:
+        out.write(f"No baselines in {store.directory}.\n")
+        return EXIT_OK
+    if chart in ("all", "scores"):
+        viz.plot_score_history(snapshots, mode="text", file=out)
+    if chart in ("all", "probes"):
+        out.write("\n" if chart == "all" else "")
+        viz.plot_probe_heatmap(snapshots, mode="text", file=out)
+    if chart in ("all", "drift"):
+        out.write("\n" if chart == "all" else "")
+        reports = successive_drift(snapshots)
+        if reports:
+            viz.plot_drift_timeline(reports, mode="text", file=out)
+        else:
+            out.write("Drift timeline: needs two baselines of the same suite and model.\n")
+    return EXIT_OK
+
+
+def successive_drift(snapshots: list[BaselineSnapshot]) -> list[Any]:
+    """Each baseline compared with the one saved before it (same suite and model), dated when
+    the newer one was saved: how the accepted behaviour moved over time."""
+    from promptcanary.core.comparator import compare
+
+    by_key: dict[tuple[str, str], list[BaselineSnapshot]] = {}
+    for snap in sorted(snapshots, key=lambda s: s.created_at):
+        by_key.setdefault((snap.suite_name, snap.provider.model_id), []).append(snap)
+    reports = []
+    for series in by_key.values():
+        for older, newer in pairwise(series):
+            report = compare(older, newer.run_result)
+            reports.append(report.model_copy(update={"created_at": newer.created_at}))
+    return reports

@@ -10,6 +10,7 @@ from typing import Any
 from promptcanary.errors import (
     EXIT_INTERNAL,
     EXIT_USAGE,
+    ConfigError,
     PromptCanaryError,
     exit_code_for,
     redact,
@@ -21,6 +22,35 @@ def print_error(exc: PromptCanaryError) -> None:
     sys.stderr.write(f"error: {exc.message}\n")
     if exc.hint:
         sys.stderr.write(f"hint: {exc.hint}\n")
+
+
+#: ProviderConfig fields: the command-line flag that sets each, and what it accepts.
+_PROVIDER_FLAGS = {
+    "model_id": ("--provider", "Pass a LiteLLM model string, e.g. -p openai/gpt-4o-mini."),
+    "temperature": ("--temperature", "Use a temperature from 0 to 2 (0 is best for canaries)."),
+    "max_tokens": ("--max-tokens", "Use a whole number greater than 0, e.g. 1024."),
+    "seed": ("--seed", "Use a whole number, e.g. 42."),
+}
+
+
+def _flag_error(exc: Exception) -> ConfigError | None:
+    """A bad --temperature / --max-tokens / --provider value, as a usage error naming the flag.
+
+    These flags reach the model's :class:`~promptcanary.core.models.ProviderConfig` unchanged, and
+    its own bounds (temperature 0-2, max_tokens > 0, a non-empty model id) refuse them there with a
+    pydantic error; canary.yaml values were checked earlier, with their line numbers.
+    """
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or exc.title != "ProviderConfig":
+        return None
+    err = exc.errors()[0]
+    field = str(err["loc"][0]) if err["loc"] else ""
+    if field not in _PROVIDER_FLAGS:
+        return None
+    flag, hint = _PROVIDER_FLAGS[field]
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return ConfigError(f"{message} (got {err.get('input')!r})", field=flag, hint=hint)
 
 
 def run_cli(app: Any, argv: list[str] | None) -> int:
@@ -43,6 +73,10 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug: say so plainly, without dumping internals by default
+        usage = _flag_error(exc)
+        if usage is not None:
+            print_error(usage)
+            return EXIT_USAGE
         if os.environ.get("PROMPTCANARY_DEBUG"):
             traceback.print_exc()
         sys.stderr.write(

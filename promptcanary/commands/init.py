@@ -1,5 +1,5 @@
-"""`promptcanary init`: scaffold canary.yaml, baselines/, .env.example and the GitHub workflows
-(the check, and promotion by label)."""
+"""`promptcanary init [NAME]`: scaffold canary.yaml, baselines/, .env.example and the GitHub
+workflows (the check, and promotion by label)."""
 
 from __future__ import annotations
 
@@ -62,34 +62,98 @@ def _default_name(directory: Path) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-") or "my-suite"
 
 
-def run_init(*, name: str | None, directory: Path, force: bool) -> int:
-    suite_name = name or _default_name(directory)
-    files = {
-        directory / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
-        directory / ".env.example": ENV_EXAMPLE,
-        **{directory / ".github" / "workflows" / name: _workflow(name) for name in WORKFLOWS},
-        directory / "baselines" / ".gitkeep": "",
-    }
-    existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
-    if existing and not force:
+SUITE_README = """\
+# {name}: a PromptCanary suite
+
+`canary.yaml` holds the prompts and probes; `baselines/` the known-good runs to compare with.
+
+```bash
+export OPENAI_API_KEY=...            # see .env.example
+promptcanary run -c {config} --save-baseline   # record the known-good behaviour
+promptcanary compare -c {config}               # later: check for drift
+```
+
+Commit `canary.yaml` and `baselines/`. The pull-request workflows are in
+`.github/workflows/promptcanary-pr.yml` and `promptcanary-promote.yml` at the repository root.
+"""
+
+#: The `config:` lines of the workflow template, pointed at a suite in a sub-folder.
+_CONFIG_LINE = re.compile(r"^(\s*config:\s*)canary\.yaml\s*$", re.MULTILINE)
+
+
+def _folder_name(name: str) -> str:
+    """NAME as a folder: refuse what would land outside --dir or be unusable as a path."""
+    candidate = Path(name)
+    if (
+        not name.strip()
+        or candidate.is_absolute()
+        or len(candidate.parts) != 1
+        or name in (".", "..")
+    ):
         raise ConfigError(
-            "already exists: " + ", ".join(str(p) for p in existing),
+            f"{name!r} is not a plain folder name",
+            field="NAME",
+            hint="Give a name like my-suite (use --dir to choose where it is created).",
+        )
+    return name
+
+
+def run_init(*, name: str | None, directory: Path, force: bool) -> int:
+    """Scaffold a suite. Layout (see README, `promptcanary init`):
+
+    - without NAME: canary.yaml, .env.example, baselines/ in ``directory`` (suite named after it);
+    - with NAME: those plus README.md in a new folder ``directory/NAME/`` (suite named NAME), as
+      promptcanary 0.2 did.
+
+    Either way the workflows go to ``directory/.github/workflows/`` — GitHub reads workflows only
+    from the repository root, never from a sub-folder — pointing at the suite's canary.yaml.
+    """
+    if name is None:
+        suite_dir, suite_name, config_path = directory, _default_name(directory), "canary.yaml"
+    else:
+        folder = _folder_name(name)
+        suite_dir, suite_name, config_path = directory / folder, name, f"{folder}/canary.yaml"
+    # Paths in the workflow and the hints are relative to the repository folder (--dir).
+    workflows = [directory / ".github" / "workflows" / w for w in WORKFLOWS]
+    files = {
+        suite_dir / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
+        suite_dir / ".env.example": ENV_EXAMPLE,
+        suite_dir / "baselines" / ".gitkeep": "",
+    }
+    if name is not None:
+        files[suite_dir / "README.md"] = SUITE_README.format(name=name, config=config_path)
+    for path in workflows:
+        files[path] = _CONFIG_LINE.sub(rf"\g<1>{config_path}", _workflow(path.name))
+    existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
+    # A second suite (init other-suite) keeps the repository's workflows rather than failing.
+    kept = [w for w in workflows if name is not None and w.exists() and not force]
+    conflicts = [p for p in existing if p not in kept]
+    if conflicts and not force:
+        raise ConfigError(
+            "already exists: " + ", ".join(str(p) for p in conflicts),
             field="init",
             hint="Pass --force to overwrite.",
         )
     console = stdout_console()
     for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.name == ".gitkeep" and path.exists():
+        if (path.name == ".gitkeep" and path.exists()) or path in kept:
             continue
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        console.print(f"created {path}")
+        console.print(f"created {path}", soft_wrap=True)
+    for path in kept:
+        console.print(
+            f"kept {path} (it exists): add a step with `config: {config_path}` to check "
+            "this suite too",
+            soft_wrap=True,
+        )
     console.print(
         "\nNext: set OPENAI_API_KEY, then\n"
-        "  promptcanary run -c canary.yaml --save-baseline   # record the known-good behaviour\n"
-        "  promptcanary compare -c canary.yaml               # later: check for drift\n"
+        f"  promptcanary run -c {config_path} --save-baseline   # record the known-good behaviour\n"
+        f"  promptcanary compare -c {config_path}               # later: check for drift\n"
         "On GitHub: add the OPENAI_API_KEY repository secret; the check runs on every pull "
         "request\nand the label promptcanary:promote accepts a run as the new baseline "
-        "(see docs/action.md)."
+        "(see docs/action.md).",
+        soft_wrap=True,
     )
     return EXIT_OK

@@ -11,12 +11,24 @@ from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_mes
 FORMATS = ("terminal", "markdown", "html", "json")
 
 
-def report_command(*, input: Path, format: str, output: Path | None, budget: int | None) -> int:
+def report_command(
+    *,
+    input: Path,
+    format: str,
+    output: Path | None,
+    budget: int | None,
+    open_browser: bool = False,
+) -> int:
     fmt = format.lower()
     if fmt == "md":
         fmt = "markdown"
     if fmt not in FORMATS:
         raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})", field="--format")
+    if open_browser:
+        if fmt != "html":
+            raise ConfigError("only opens HTML reports; add --format html", field="--open")
+        # promptcanary 0.2's `report X --format html --open`: the page goes next to the input.
+        output = output or input.with_suffix(".html")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
     if fmt == "terminal":
@@ -36,6 +48,11 @@ def report_command(*, input: Path, format: str, output: Path | None, budget: int
         text = reporter.to_json()
     if output is not None:
         write_text(output, text)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(output.resolve().as_uri())
+            stdout_console().print(f"opened {output}")
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

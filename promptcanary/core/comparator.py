@@ -240,3 +240,17 @@ def _response_text(response: LLMResponse | None) -> str | None:
 
         return excerpt(json.dumps(response.tool_calls, ensure_ascii=False))
     return excerpt(response.content)
+
+
+def score_to_emoji(score: float) -> str:
+    """A coloured dot for a 0..1 score (🟢 ≥ 0.95, 🟡 ≥ 0.8, 🟠 ≥ 0.6, else 🔴).
+
+    Kept for code written for promptcanary 0.2, which exported it from this module.
+    """
+    if score >= 0.95:
+        return "🟢"
+    if score >= 0.80:
+        return "🟡"
+    if score >= 0.60:
+        return "🟠"
+    return "🔴"

@@ -10,7 +10,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from promptcanary.core.models import CanaryPrompt
 from promptcanary.errors import ConfigError, validation_parts
@@ -52,6 +52,16 @@ class SuiteSettings(BaseModel):
     """False discovery rate for multi-sample tests."""
     min_effect: float = Field(default=0.1, ge=0.0, le=1.0)
     """Minimum drop in pass rate / mean score for a multi-sample regression."""
+
+    @field_validator("provider")
+    @classmethod
+    def _provider_not_blank(cls, v: str | None) -> str | None:
+        # The same rule as ProviderConfig.model_id, reported here with the file's line number.
+        if v is not None and not v.strip():
+            raise ValueError(
+                "must not be empty; give a LiteLLM model string such as openai/gpt-4o-mini"
+            )
+        return v.strip() if v is not None else None
 
 
 #: Top-level keys of canary.yaml besides the settings.

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MARKDOWN_BUDGET",
     "DriftReporter",
+    "Reporter",
     "RunReporter",
     "TrendPoint",
     "drift_to_json",
@@ -257,8 +258,12 @@ def print_run_terminal(
     render_run_terminal(view, _console(console), quiet=quiet)
 
 
-class RunReporter:
-    """The :class:`DriftReporter` interface for a plain run (no baseline to compare with)."""
+class Reporter:
+    """Renders one run (no baseline to compare with): the :class:`DriftReporter` interface.
+
+    ``Reporter(run_result)`` is promptcanary 0.2's run reporter; :data:`RunReporter` is the
+    same class under the name the rest of this package uses.
+    """
 
     def __init__(
         self,
@@ -276,6 +281,11 @@ class RunReporter:
         self.marker = marker
         self.report_location = report_location
         self.no_baseline = no_baseline
+
+    @property
+    def result(self) -> CanaryRunResult:
+        """The run (promptcanary 0.2's attribute name)."""
+        return self.run
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""
@@ -315,3 +325,7 @@ class RunReporter:
     def to_json(self, path: str | Path | None = None) -> str:
         """The run as JSON."""
         return _write(path, run_to_json(self.run))
+
+
+#: The run reporter under its descriptive name (same class as :class:`Reporter`).
+RunReporter = Reporter

@@ -178,7 +178,7 @@ class LiteLLMProvider(BaseLLMProvider):
             finish_reason = choice.finish_reason
         except (AttributeError, IndexError, TypeError) as exc:
             raise ProviderError(
-                f"{self.config.model_id}: unexpected response structure ({exc})",
+                f"Unexpected response structure from {self.config.model_id}: {exc}",
                 model_id=self.config.model_id,
                 raw_error=exc,
             ) from exc
@@ -213,7 +213,8 @@ class LiteLLMProvider(BaseLLMProvider):
         text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
         if len(text) > _MAX_ERROR_TEXT:
             text = text[: _MAX_ERROR_TEXT - 1] + "…"
-        message = redact(f"{self.config.model_id}: {type(exc).__name__}: {text}")
+        # "Provider call failed: ..." as in promptcanary 0.2; str() adds the model and status.
+        message = redact(f"Provider call failed: {type(exc).__name__}: {text}")
         api_key = self.config.extra_params.get("api_key")
         if isinstance(api_key, str) and api_key:
             message = redact(message, extra_secrets=[api_key])

@@ -33,9 +33,18 @@ logger = logging.getLogger(__name__)
 _SLUG_MAX = 60
 _TS_FORMAT = "%Y%m%dT%H%M%S%fZ"
 # name__model__timestamp_idprefix.json
+# promptcanary 0.2 named files with a timestamp to the second and no zone ("20250301T120000"):
+# its baselines are found too (they are UTC as well).
 _NAME_RE = re.compile(
-    r"^(?P<suite>.+?)__(?P<model>.+?)__(?P<ts>\d{8}T\d{12}Z)_(?P<id>[0-9a-fA-F-]{8})\.json$"
+    r"^(?P<suite>.+?)__(?P<model>.+?)__(?P<ts>\d{8}T(?:\d{12}Z|\d{6}))_(?P<id>[0-9a-fA-F-]{8})\.json$"
 )
+
+
+def _slug_02(value: str, *, model: bool = False) -> str:
+    """How promptcanary 0.2 put a suite or model name into a file name (its files are found too)."""
+    if model:
+        return value.replace("/", "-").replace(":", "-")[:40]
+    return value.replace("/", "-").replace(" ", "_")[:40]
 
 
 def slug(value: str) -> str:
@@ -230,9 +239,15 @@ class FileBaselineStore:
             m = _NAME_RE.match(path.name)
             if not m:
                 continue
-            if suite_name is not None and m["suite"] != slug(suite_name):
+            if suite_name is not None and m["suite"] not in (
+                slug(suite_name),
+                _slug_02(suite_name),
+            ):
                 continue
-            if model_id is not None and m["model"] != slug(model_id):
+            if model_id is not None and m["model"] not in (
+                slug(model_id),
+                _slug_02(model_id, model=True),
+            ):
                 continue
             out.append(path)
         return out
@@ -306,7 +321,8 @@ def _timestamp_of(path: Path) -> datetime:
     assert m is not None
     from datetime import timezone
 
-    return datetime.strptime(m["ts"], _TS_FORMAT).replace(tzinfo=timezone.utc)
+    fmt = _TS_FORMAT if m["ts"].endswith("Z") else "%Y%m%dT%H%M%S"  # 0.2's names
+    return datetime.strptime(m["ts"], fmt).replace(tzinfo=timezone.utc)
 
 
 def _read_meta(path: Path) -> dict[str, Any]:

@@ -206,7 +206,7 @@ def test_corrupt_run_file_is_input_error(project: Path) -> None:
 
 
 def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
-    proc = pc("init", "demo", cwd=tmp_path)
+    proc = pc("init", cwd=tmp_path)
     assert proc.returncode == 0
     for name in (
         "canary.yaml",
@@ -216,13 +216,44 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
         "baselines/.gitkeep",
     ):
         assert (tmp_path / name).exists(), name
-    proc = pc("init", "demo", cwd=tmp_path)
+    proc = pc("init", cwd=tmp_path)
     assert proc.returncode == 2 and "--force" in proc.stderr
-    assert pc("init", "demo", "--force", cwd=tmp_path).returncode == 0
+    assert pc("init", "--force", cwd=tmp_path).returncode == 0
+
+
+def test_init_name_creates_the_suite_folder_and_the_workflow_at_the_root(tmp_path: Path) -> None:
+    # promptcanary 0.2's `init NAME`: a folder NAME/ with canary.yaml, baselines/, README.md and
+    # .env.example; the workflow stays where GitHub reads it, pointing at NAME/canary.yaml.
+    assert pc("init", "demo", cwd=tmp_path).returncode == 0
+    for name in ("canary.yaml", ".env.example", "README.md", "baselines/.gitkeep"):
+        assert (tmp_path / "demo" / name).exists(), name
+    assert not (tmp_path / "canary.yaml").exists()
+    assert not (tmp_path / "demo" / ".github").exists()
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+        workflow = (tmp_path / ".github" / "workflows" / name).read_text()
+        assert workflow.count("config: demo/canary.yaml") == 1, name
+        assert "config: canary.yaml" not in workflow
+    from promptcanary.core.suite import CanarySuite
+
+    assert CanarySuite.from_yaml(tmp_path / "demo" / "canary.yaml").name == "demo"
+    # A second suite keeps the existing workflow; the same NAME again needs --force.
+    second = pc("init", "other", cwd=tmp_path)
+    assert second.returncode == 0 and "kept" in second.stdout
+    assert (tmp_path / "other" / "canary.yaml").exists()
+    assert (
+        "config: demo/canary.yaml"
+        in (tmp_path / ".github/workflows/promptcanary-pr.yml").read_text()
+    )
+    again = pc("init", "demo", cwd=tmp_path)
+    assert again.returncode == 2 and "demo/canary.yaml" in again.stderr
+    assert pc("init", "demo", "-f", cwd=tmp_path).returncode == 0
+    outside = pc("init", "../escape", cwd=tmp_path)
+    assert outside.returncode == 2 and "NAME" in outside.stderr
+    assert not (tmp_path.parent / "escape").exists()
 
 
 def test_init_workflows_are_the_documented_examples(tmp_path: Path) -> None:
-    assert pc("init", "demo", cwd=tmp_path).returncode == 0
+    assert pc("init", cwd=tmp_path).returncode == 0
     for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
         written = (tmp_path / ".github" / "workflows" / name).read_text()
         example = Path(__file__).parents[2] / "examples" / "workflows" / name

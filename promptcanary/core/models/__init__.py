@@ -14,6 +14,7 @@ from promptcanary.core.models.drift import (
     DriftReport,
     DriftSeverity,
     ProbeComparison,
+    ReportFormat,
     SuiteChange,
 )
 from promptcanary.core.models.run import (
@@ -43,6 +44,7 @@ __all__ = [
     "ProbeResult",
     "ProbeSpec",
     "ProviderConfig",
+    "ReportFormat",
     "SuiteChange",
     "UsageSummary",
     "percentile",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
@@ -15,6 +16,11 @@ from promptcanary.core.models.run import (
     _now,
 )
 from promptcanary.core.models.usage import UsageSummary
+
+#: First characters of :attr:`DriftReport.summary` (promptcanary 0.2's glyphs for the first two).
+GLYPH_OK = "✅"
+GLYPH_DRIFT = "⚠️"
+GLYPH_INCONCLUSIVE = "❔"
 
 _SEVERITY_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
@@ -36,6 +42,15 @@ class DriftSeverity(str, Enum):
     def at_least(self, other: DriftSeverity | str) -> bool:
         """True when this severity is ``other`` or worse."""
         return self.rank >= DriftSeverity(str(getattr(other, "value", other)).lower()).rank
+
+
+class ReportFormat(str, Enum):
+    """The formats a report can be rendered in (``promptcanary report --format``)."""
+
+    TERMINAL = "terminal"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    JSON = "json"
 
 
 # ── Drift ────────────────────────────────────────────────────────────────────────────────────
@@ -131,6 +146,11 @@ class ProbeComparison(BaseModel):
     """Excerpt of the current response (first sample) for changed pairs."""
 
     @property
+    def absolute_delta(self) -> float:
+        """Size of the score change, whatever its direction (promptcanary 0.2's name)."""
+        return abs(self.score_delta)
+
+    @property
     def baseline_pass_rate(self) -> float:
         """Fraction of baseline samples that passed."""
         return self.baseline_pass_count / self.baseline_samples if self.baseline_samples else 0.0
@@ -195,7 +215,29 @@ class DriftReport(BaseModel):
     aborted: str | None = None
     """Why the current run stopped early, if it did."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_generated_at(cls, data: Any) -> Any:
+        # promptcanary 0.2's report files call the comparison time "generated_at".
+        if isinstance(data, dict) and "generated_at" in data and "created_at" not in data:
+            data = {**data, "created_at": data["generated_at"]}
+        return data
+
     # ── Derived views ──
+    @property
+    def generated_at(self) -> datetime:
+        """When the comparison was made: promptcanary 0.2's name for :attr:`created_at`."""
+        return self.created_at
+
+    @property
+    def report_id(self) -> str:
+        """A stable id of this comparison (baseline snapshot + current run), as a UUID string.
+
+        promptcanary 0.2 stored a random one; deriving it keeps report files deterministic.
+        """
+        key = f"{self.baseline_snapshot_id}/{self.current_run_id}"
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, "promptcanary:drift:" + key))
+
     @property
     def regressions(self) -> list[ProbeComparison]:
         """Pairs that got meaningfully worse."""
@@ -347,7 +389,11 @@ class DriftReport(BaseModel):
 
     @property
     def summary(self) -> str:
-        """Single-sentence human-readable summary suitable for notifications."""
+        """Single-sentence human-readable summary suitable for notifications.
+
+        It starts with a glyph, as in promptcanary 0.2, so scripts can grep it: ``✅`` no drift,
+        ``⚠️`` drift, and ``❔`` inconclusive (neither: nothing trustworthy was measured).
+        """
         n_reg, n_imp = len(self.regressions), len(self.improvements)
         n_inc = len(self.inconclusive)
         scores = (
@@ -358,7 +404,7 @@ class DriftReport(BaseModel):
                 f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
             )
             return (
-                f"Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
+                f"{GLYPH_INCONCLUSIVE} Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "
                 f"be measured reliably — {why}; this is not evidence of model drift."
             )
         changed = (
@@ -371,11 +417,11 @@ class DriftReport(BaseModel):
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
             return (
-                f"No drift: suite '{self.suite_name}' on {self.provider.model_id} is stable "
-                f"({scores}{tail}{inc}).{changed}"
+                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} is "
+                f"stable ({scores}{tail}{inc}).{changed}"
             )
         return (
-            f"{self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
+            f"{GLYPH_DRIFT} {self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
             f"'{self.suite_name}' on {self.provider.model_id} ({scores}"
             + (f", {n_imp} improvement(s)" if n_imp else "")
             + (f", {n_inc} inconclusive" if n_inc else "")

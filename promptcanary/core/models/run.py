@@ -44,6 +44,14 @@ def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
 
 
+def _json_fallback(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, type):
+        return value.__name__
+    return str(value)
+
+
 # ── Enums ────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -75,16 +83,25 @@ class ProviderConfig(BaseModel):
     model_config = ConfigDict(frozen=True, protected_namespaces=())
 
     model_id: str
-    """LiteLLM model string, e.g. ``openai/gpt-4o-mini``."""
-    temperature: float = 0.0
-    """Sampling temperature (0.0 recommended for canaries)."""
-    max_tokens: int = 1024
-    """Maximum tokens in a response."""
+    """LiteLLM model string, e.g. ``openai/gpt-4o-mini`` (surrounding whitespace is removed)."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    """Sampling temperature, 0 to 2 (0.0 recommended for canaries)."""
+    max_tokens: int = Field(default=1024, gt=0)
+    """Maximum tokens in a response (> 0)."""
     seed: int | None = 42
     """Determinism seed, passed to providers that support it."""
     extra_params: dict[str, Any] = Field(default_factory=dict)
     """Further keyword arguments for the provider call (api_base, response_format, ...).
     Secret-looking keys (api_key, tokens, headers) are kept in memory but never serialised."""
+
+    @field_validator("model_id")
+    @classmethod
+    def _model_id_not_empty(cls, v: str) -> str:
+        # A stray space from a YAML value or an env var would otherwise reach the provider as
+        # part of the model name and fail there, late and obscurely.
+        if not v.strip():
+            raise ValueError("model_id must not be empty.")
+        return v.strip()
 
     @field_serializer("extra_params")
     def _hide_secrets(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +143,7 @@ class CanaryPrompt(BaseModel):
     @classmethod
     def _text_not_empty(cls, v: str) -> str:
         if not v or not v.strip():
-            raise ValueError("prompt text must be a non-empty string")
+            raise ValueError("Prompt text must not be empty.")
         return v
 
     @model_validator(mode="after")
@@ -212,6 +229,18 @@ class ProbeResult(BaseModel):
     results count neither as passes nor as failures."""
     cost_usd: float | None = None
     """Cost of model calls the probe itself made (e.g. an LLM judge), in USD."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Structured findings of the probe (detected tool calls, component scores...); stored with
+    the run. Files written before this field existed load with an empty dict."""
+
+    @field_validator("metadata", mode="after")
+    @classmethod
+    def _json_metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
+        # Stored runs must round-trip: a custom probe's set, tuple or object becomes what JSON
+        # would give back (lists, str) here, not a serialisation error when the run is saved.
+        if not v:
+            return v
+        return dict(json.loads(json.dumps(v, default=_json_fallback)))
 
     @field_validator("score", mode="before")
     @classmethod
@@ -362,7 +391,7 @@ class BaselineSnapshot(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     schema_version: int = SCHEMA_VERSION
-    """Version of this JSON layout; checked on load."""
+    """Version of this JSON layout; checked on load. 0 is promptcanary 0.2's layout."""
     snapshot_id: str = Field(default_factory=_uuid)
     """Unique id (UUID) of this snapshot."""
     suite_name: str
@@ -383,3 +412,12 @@ class BaselineSnapshot(BaseModel):
         if isinstance(data, dict) and "_note" in data and "note" not in data:
             data = {**data, "note": data["_note"]}
         return data
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _legacy_version(cls, v: Any) -> Any:
+        # promptcanary 0.2 wrote schema_version "0.1" (a string); its files are version 0 here,
+        # and load: the fields they lack all have defaults.
+        if isinstance(v, str) and v.startswith("0."):
+            return 0
+        return v

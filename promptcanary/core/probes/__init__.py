@@ -6,12 +6,19 @@ Each YAML ``type:`` maps to one class here (``json_validity`` → :class:`JsonVa
 
 from __future__ import annotations
 
-from promptcanary.core.probes.base import BaseProbe, probe, register_probe
+from promptcanary.core.probes.base import (
+    BaseProbe,
+    get_probe,
+    get_probe_registry,
+    probe,
+    register_probe,
+)
 from promptcanary.core.probes.factual import FactualConsistencyProbe
 from promptcanary.core.probes.format import (
     JsonKeyOrderProbe,
     JsonSchemaProbe,
     JsonValidityProbe,
+    MarkdownHeaderProbe,
     MarkdownHeadersProbe,
     ResponseLengthProbe,
 )
@@ -45,6 +52,7 @@ __all__ = [
     "KeywordPresenceProbe",
     "LatencyProbe",
     "LlmJudgeProbe",
+    "MarkdownHeaderProbe",
     "MarkdownHeadersProbe",
     "RefusalProbe",
     "RegexProbe",
@@ -57,6 +65,8 @@ __all__ = [
     "ToolCallPresenceProbe",
     "ToolCallSchemaProbe",
     "VerbosityProbe",
+    "get_probe",
+    "get_probe_registry",
     "probe",
     "register_probe",
 ]

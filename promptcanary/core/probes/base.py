@@ -57,6 +57,19 @@ class BaseProbe(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # Like promptcanary 0.2, a concrete subclass that names its own probe_id is usable as a
+        # YAML ``type:`` at once. A name already taken is left alone: defining a class never
+        # silently replaces a built-in (and @register_probe refuses to).
+        own_id = cls.__dict__.get("probe_id")
+        if isinstance(own_id, str) and own_id:
+            _load_builtins()  # built-ins first, so a user's class never takes their names
+        if (
+            isinstance(own_id, str)
+            and own_id
+            and own_id not in _PROBE_REGISTRY
+            and not inspect.isabstract(cls)
+        ):
+            _PROBE_REGISTRY[own_id] = cls
         # Wrap the subclass's own __init__ so the bound constructor arguments are recorded,
         # whatever the subclass does with them (inspect_ai's registry does the same).
         if "__init__" in cls.__dict__:
@@ -133,10 +146,12 @@ class BaseProbe(abc.ABC):
         details: str = "",
         errored: bool = False,
         cost_usd: float | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> ProbeResult:
         """Build a :class:`ProbeResult` for this probe (score clamped to 0..1).
 
-        ``cost_usd`` is the cost of model calls the probe made itself (an LLM judge).
+        ``cost_usd`` is the cost of model calls the probe made itself (an LLM judge);
+        ``metadata`` the probe's structured findings (JSON-friendly values).
         """
         return ProbeResult(
             probe_id=self.probe_id,
@@ -148,6 +163,32 @@ class BaseProbe(abc.ABC):
             details=details,
             errored=errored,
             cost_usd=cost_usd,
+            metadata=metadata or {},
+        )
+
+    def _make_result(
+        self,
+        prompt_id: str,
+        *,
+        passed: bool,
+        score: float,
+        details: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> ProbeResult:
+        """promptcanary 0.2's helper for subclasses: :meth:`result` addressed by prompt id.
+
+        Kept under its old name because custom probes written for 0.2 call it. The score is
+        clamped to 0..1.
+        """
+        return ProbeResult(
+            probe_id=self.probe_id,
+            probe_name=self.name,
+            category=self.category,
+            prompt_id=prompt_id,
+            passed=passed,
+            score=min(1.0, max(0.0, float(score))),
+            details=details,
+            metadata=metadata or {},
         )
 
     def __repr__(self) -> str:
@@ -161,6 +202,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def _json_default(value: Any) -> Any:
+    if isinstance(value, type):  # arg_types: {"city": str} is recorded as "str"
+        return value.__name__
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=str)
     if hasattr(value, "value"):
@@ -237,6 +280,25 @@ def registered_probes() -> dict[str, type[BaseProbe]]:
     _load_builtins()
     _load_plugins()
     return dict(_PROBE_REGISTRY)
+
+
+def get_probe_registry() -> dict[str, type[BaseProbe]]:
+    """A copy of the registry (promptcanary 0.2's name for :func:`registered_probes`)."""
+    return registered_probes()
+
+
+def get_probe(probe_id: str) -> type[BaseProbe]:
+    """The registered probe class for a YAML ``type:`` name.
+
+    Raises:
+        KeyError: nothing is registered under ``probe_id`` (the message lists what is).
+    """
+    _load_builtins()
+    try:
+        return _PROBE_REGISTRY[probe_id]
+    except KeyError:
+        known = ", ".join(sorted(_PROBE_REGISTRY))
+        raise KeyError(f"no probe registered as {probe_id!r}. Known types: {known}") from None
 
 
 def get_probe_class(type_name: str) -> type[BaseProbe]:

@@ -371,3 +371,16 @@ class MarkdownHeadersProbe(BaseProbe):
         return self.result(
             prompt, passed=not missing, score=(total - len(missing)) / total, details=details
         )
+
+
+# ── Names of promptcanary 0.2 ────────────────────────────────────────────────────────────────
+# The reference package defined these here; code importing them from this module keeps working.
+from promptcanary.core.probes.keywords import (  # noqa: E402
+    ExpectedKeywordsProbe as ExpectedKeywordsProbe,
+)
+from promptcanary.core.probes.keywords import (  # noqa: E402
+    KeywordPresenceProbe as KeywordPresenceProbe,
+)
+
+#: The reference's spelling of :class:`MarkdownHeadersProbe` (same class).
+MarkdownHeaderProbe = MarkdownHeadersProbe

@@ -139,3 +139,11 @@ class SafetyLanguageProbe(BaseProbe):
         return self.result(
             prompt, passed=False, score=score, details=f"unexpected safety language: {found}"
         )
+
+
+# ── Names of promptcanary 0.2 ────────────────────────────────────────────────────────────────
+# The reference package defined these here; code importing them from this module keeps working.
+from promptcanary.core.probes.factual import (  # noqa: E402
+    FactualConsistencyProbe as FactualConsistencyProbe,
+)
+from promptcanary.core.probes.sentiment import SentimentProbe as SentimentProbe  # noqa: E402

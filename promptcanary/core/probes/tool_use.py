@@ -55,7 +55,26 @@ class ToolCallPresenceProbe(BaseProbe):
                 details = "unexpected " + details
         else:
             details = "no tool call" + (" (expected one)" if self.expect_tool_call else "")
-        return self.result(prompt, passed=holds, score=1.0 if holds else 0.0, details=details)
+        metadata = {
+            "tool_call_detected": bool(calls),
+            "strategy": self.strategy,
+            "calls": calls_metadata(calls),
+        }
+        return self.result(
+            prompt, passed=holds, score=1.0 if holds else 0.0, details=details, metadata=metadata
+        )
+
+
+def calls_metadata(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    """The detected calls for :attr:`ProbeResult.metadata`: name, source, argument keys."""
+    return [
+        {
+            "name": c.name,
+            "source": c.source,
+            "arg_keys": sorted(c.arguments) if c.arguments is not None else None,
+        }
+        for c in calls
+    ]
 
 
 def _name_matches(call: ToolCall, accepted: list[str], case_sensitive: bool) -> bool:
@@ -100,23 +119,32 @@ class ToolCallNameProbe(BaseProbe):
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Score the best-matching call."""
         calls = extract_tool_calls(response)
+        metadata = {"extracted_names": [c.name for c in calls], "expected": self.expected_name}
         if not calls:
             return self.result(
                 prompt,
                 passed=False,
                 score=0.0,
                 details=f"no tool call (expected {self.expected_name})",
+                metadata=metadata,
             )
         accepted = [self.expected_name, *self.allow_aliases]
         for call in calls:
             if _name_matches(call, accepted, self.case_sensitive):
-                return self.result(prompt, passed=True, score=1.0, details=f"called {call.name}")
+                return self.result(
+                    prompt,
+                    passed=True,
+                    score=1.0,
+                    details=f"called {call.name}",
+                    metadata=metadata,
+                )
         names = short_list([c.name for c in calls])
         return self.result(
             prompt,
             passed=False,
             score=self.OTHER_FUNCTION_SCORE,
             details=f"called {names}, expected {self.expected_name}",
+            metadata=metadata,
         )
 
 
@@ -148,6 +176,8 @@ class ToolCallArgsProbe(BaseProbe):
         required_args: Argument keys that must be present.
         forbidden_args: Argument keys that must not be present (e.g. ``api_key``).
 
+    With neither, the probe only checks that a call with readable arguments was made.
+
     Score: fraction of required arguments present (1.0 without required ones), halved when a
     forbidden argument appears; 0.0 without a call or with unreadable arguments. Passes when
     nothing is missing or forbidden.
@@ -165,18 +195,41 @@ class ToolCallArgsProbe(BaseProbe):
     ) -> None:
         self.required_args = list(required_args or [])
         self.forbidden_args = list(forbidden_args or [])
-        if not self.required_args and not self.forbidden_args:
-            raise ValueError("tool_call_args needs required_args or forbidden_args")
 
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Score each call's arguments and keep the best."""
         calls = extract_tool_calls(response)
         if not calls:
-            return self.result(prompt, passed=False, score=0.0, details="no tool call")
+            return self.result(
+                prompt,
+                passed=False,
+                score=0.0,
+                details="no tool call",
+                metadata=_args_metadata(None, self.required_args, self.forbidden_args),
+            )
         scored = [(*_args_score(c, self.required_args, self.forbidden_args), c) for c in calls]
         score, problems, call = max(scored, key=lambda s: s[0])
         details = "; ".join(problems) or f"{call.name}: arguments as expected"
-        return self.result(prompt, passed=not problems, score=score, details=details)
+        return self.result(
+            prompt,
+            passed=not problems,
+            score=score,
+            details=details,
+            metadata=_args_metadata(call, self.required_args, self.forbidden_args),
+        )
+
+
+def _args_metadata(
+    call: ToolCall | None, required: list[str], forbidden: list[str]
+) -> dict[str, Any]:
+    """Argument findings of the scored call (keys as in promptcanary 0.2, plus the call name)."""
+    keys = sorted(call.arguments) if call is not None and call.arguments is not None else []
+    return {
+        "call": call.name if call is not None else None,
+        "extracted_keys": keys,
+        "missing": [k for k in required if k not in keys],
+        "forbidden_found": [k for k in forbidden if k in keys],
+    }
 
 
 _TYPE_NAMES = {
@@ -188,7 +241,26 @@ _TYPE_NAMES = {
     "object": "object", "dict": "object",
     "null": "null", "none": "null",
 }  # fmt: skip
-_SCHEMA_KEYS = ("name", "required_args", "forbidden_args", "arg_types")
+_SCHEMA_KEYS = ("name", "required_args", "optional_args", "forbidden_args", "arg_types")
+#: Python types accepted in ``arg_types`` (as promptcanary 0.2 documented), by JSON type.
+_PYTHON_TYPES: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _json_type_name(type_name: Any) -> str | None:
+    """The JSON type for a JSON Schema name, a Python type name or a Python type; else None."""
+    if isinstance(type_name, type):
+        return _PYTHON_TYPES.get(type_name)
+    if type_name is None:
+        return "null"
+    return _TYPE_NAMES.get(str(type_name).lower())
 
 
 def _has_type(value: Any, json_type: str) -> bool:
@@ -211,20 +283,24 @@ def _check_call_schema(schema: dict[str, Any]) -> dict[str, Any]:
     name = schema.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError("schema.name must be a non-empty string")
-    for key in ("required_args", "forbidden_args"):
+    for key in ("required_args", "optional_args", "forbidden_args"):
         value = schema.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"schema.{key} must be a list of strings")
     arg_types = schema.get("arg_types", {})
     if not isinstance(arg_types, dict):
         raise ValueError("schema.arg_types must be a mapping of argument name to type")
+    types: dict[str, str] = {}
     for arg, type_name in arg_types.items():
-        if str(type_name).lower() not in _TYPE_NAMES:
+        json_type = _json_type_name(type_name)
+        if json_type is None:
             raise ValueError(
                 f"schema.arg_types.{arg}: unknown type {type_name!r}; use one of "
-                "string, integer, number, boolean, array, object, null"
+                "string, integer, number, boolean, array, object, null (or the Python types "
+                "str, int, float, bool, list, dict)"
             )
-    return {k: _TYPE_NAMES[str(v).lower()] for k, v in arg_types.items()}
+        types[str(arg)] = json_type
+    return types
 
 
 @register_probe
@@ -232,9 +308,11 @@ class ToolCallSchemaProbe(BaseProbe):
     """Validates a tool call against an expected shape: name, arguments and argument types.
 
     Args:
-        schema: ``{name, required_args, forbidden_args, arg_types}``, every key optional;
-            ``arg_types`` maps an argument to a JSON type (string, integer, number, boolean,
-            array, object, null; Python names str/int/float/bool/list/dict also accepted).
+        schema: ``{name, required_args, optional_args, forbidden_args, arg_types}``, every key
+            optional; ``arg_types`` maps an argument to a JSON type (string, integer, number,
+            boolean, array, object, null) or a Python type (``str``, ``int``, ``float``,
+            ``bool``, ``list``, ``dict``, or their names). ``optional_args`` documents arguments
+            that may appear; it does not change the score.
 
     Score: 40 % name (1.0 right name, 0.3 another function; full credit without a name),
     40 % arguments (fraction of required present, halved on a forbidden one), 20 % types
@@ -262,14 +340,29 @@ class ToolCallSchemaProbe(BaseProbe):
         """Score the call with the expected name (else every call) and keep the best."""
         calls = extract_tool_calls(response)
         if not calls:
-            return self.result(prompt, passed=False, score=0.0, details="no tool call")
-        score, problems, call = max((self._score(c) for c in calls), key=lambda s: s[0])
+            return self.result(
+                prompt,
+                passed=False,
+                score=0.0,
+                details="no tool call",
+                metadata={"call": None, "component_scores": None, "calls": []},
+            )
+        score, problems, call, components = max((self._score(c) for c in calls), key=lambda s: s[0])
         details = "; ".join(problems) or f"{call.name}: matches the call schema"
+        metadata = {
+            "call": call.name,
+            "component_scores": components,
+            "calls": calls_metadata(calls),
+        }
         return self.result(
-            prompt, passed=score >= self.PASS_AT - 1e-9, score=score, details=details
+            prompt,
+            passed=score >= self.PASS_AT - 1e-9,
+            score=score,
+            details=details,
+            metadata=metadata,
         )
 
-    def _score(self, call: ToolCall) -> tuple[float, list[str], ToolCall]:
+    def _score(self, call: ToolCall) -> tuple[float, list[str], ToolCall, dict[str, float]]:
         problems: list[str] = []
         name_score = 1.0
         if self._name is not None and not _name_matches(call, [self._name], False):
@@ -278,7 +371,9 @@ class ToolCallSchemaProbe(BaseProbe):
         args_score, arg_problems = _args_score(call, self._required, self._forbidden)
         problems += arg_problems
         types_score = self._types_score(call, problems)
-        return 0.4 * name_score + 0.4 * args_score + 0.2 * types_score, problems, call
+        components = {"name": name_score, "args": args_score, "types": types_score}
+        total = 0.4 * name_score + 0.4 * args_score + 0.2 * types_score
+        return total, problems, call, components
 
     def _types_score(self, call: ToolCall, problems: list[str]) -> float:
         arguments = call.arguments

@@ -56,7 +56,12 @@ def effective_config(provider: BaseLLMProvider, options: RunOptions) -> Provider
         update["max_tokens"] = options.max_tokens
     if options.seed is not None:
         update["seed"] = options.seed
-    return cfg.model_copy(update=update) if update else cfg
+    if not update:
+        return cfg
+    # Validated (not model_copy): the overrides obey ProviderConfig's bounds, so a temperature of
+    # -1 is refused before any request, as promptcanary 0.2 did. dict(cfg) keeps secret params
+    # that model_dump would hide.
+    return ProviderConfig.model_validate({**dict(cfg), **update})
 
 
 def abort_kind(result: CanaryRunResult) -> str | None:

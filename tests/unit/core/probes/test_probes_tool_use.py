@@ -215,9 +215,14 @@ def test_args_best_call_counts(prompt, resp):
     assert result.passed and result.details == "b: arguments as expected"
 
 
-def test_args_validation():
-    with pytest.raises(ProbeConfigError, match="needs required_args or forbidden_args"):
-        build_probe("tool_call_args", {})
+def test_args_without_required_or_forbidden_checks_that_a_call_was_made(prompt, resp):
+    # Valid since issue 16 (promptcanary 0.2 accepts it): only the presence of a call counts.
+    probe = build_probe("tool_call_args", {})
+    made = probe(prompt, resp("", tool_calls=[native("f", {"q": 1})]))
+    assert made.passed and made.score == 1.0
+    assert made.metadata["extracted_keys"] == ["q"] and made.metadata["call"] == "f"
+    none = probe(prompt, resp("Just text."))
+    assert not none.passed and none.score == 0.0
 
 
 # ── tool_call_schema ──

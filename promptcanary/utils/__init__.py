@@ -1,0 +1,1 @@
+"""Helpers outside the run pipeline (promptcanary 0.2 kept its charts here: see visualization)."""

@@ -1,0 +1,399 @@
+"""Score history charts: plain text for the terminal, or plotly figures when plotly is installed.
+
+The three functions of promptcanary 0.2, over this package's baselines and drift reports:
+
+- :func:`plot_score_history` — overall score of each stored baseline over time;
+- :func:`plot_probe_heatmap` — each probe's mean score per baseline (where a probe started to slip);
+- :func:`plot_drift_timeline` — verdict, regressions and score change of a series of comparisons.
+
+The numbers are the HTML report's trend data (:mod:`promptcanary.core.render.trend`), so a chart
+here and the report's trend chart always agree. Plain text needs nothing extra and is always
+available; plotly is optional (``pip install plotly``) and never a dependency of PromptCanary.
+
+``mode`` picks the output: ``"text"`` (``"ascii"`` is the same) returns the chart as a string and,
+with ``echo`` (the default, as in 0.2), prints it; ``"plotly"`` returns a self-contained HTML page;
+``"figure"`` returns the plotly ``Figure`` itself; ``"auto"`` is ``"plotly"`` when plotly can be
+imported, else ``"text"``. ``output_path`` also writes what was rendered (text or HTML) to a file.
+``promptcanary baselines history`` prints the text charts.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from promptcanary.core.render.trend import TrendPoint, trend_points_from_snapshots
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import BaselineSnapshot, DriftReport
+
+__all__ = [
+    "plot_drift_timeline",
+    "plot_probe_heatmap",
+    "plot_score_history",
+    "render_drift_timeline",
+    "render_probe_heatmap",
+    "render_score_history",
+]
+
+History = Sequence["BaselineSnapshot | TrendPoint"]
+
+_MODES = ("auto", "text", "ascii", "plotly", "figure")
+_SPARK = "▁▂▃▄▅▆▇█"
+_SHADES = "░▒▓█"
+_BAR_WIDTH = 20
+#: One character per comparison in the drift strip: none, low, medium, high, critical.
+_SEVERITY_MARKS = {"none": "·", "low": "▂", "medium": "▄", "high": "▆", "critical": "█"}
+_INCONCLUSIVE_MARK = "?"
+
+
+# ── Public API ───────────────────────────────────────────────────────────────────────────────
+
+
+def plot_score_history(
+    snapshots: History,
+    *,
+    title: str = "PromptCanary: score history",
+    output_path: str | Path | None = None,
+    mode: str = "auto",
+    echo: bool = True,
+    file: IO[str] | None = None,
+) -> Any:
+    """Overall score of each baseline over time, one series per (suite, model).
+
+    Args:
+        snapshots: Stored baselines (:class:`BaselineSnapshot`) or trend points, in any order.
+        title: Chart title.
+        output_path: Also write the rendered text or HTML here.
+        mode: ``auto``, ``text`` / ``ascii``, ``plotly`` or ``figure`` (see the module docs).
+        echo: In text mode, print the chart (to ``file``, default stdout).
+        file: Where ``echo`` prints.
+
+    Returns:
+        The text chart, the HTML page, or the plotly figure, depending on ``mode``.
+
+    Raises:
+        ValueError: no snapshots, or an unknown mode.
+        ImportError: ``plotly`` / ``figure`` mode without plotly installed.
+    """
+    groups = _groups(snapshots, "snapshot")
+    return _deliver(
+        mode,
+        lambda: render_score_history(groups, title=title),
+        lambda: _score_history_figure(groups, title),
+        output_path=output_path,
+        echo=echo,
+        file=file,
+    )
+
+
+def plot_probe_heatmap(
+    snapshots: History,
+    *,
+    title: str = "PromptCanary: probe scores over time",
+    output_path: str | Path | None = None,
+    mode: str = "auto",
+    echo: bool = True,
+    file: IO[str] | None = None,
+) -> Any:
+    """Each probe's mean score in each baseline: probes down, baselines across.
+
+    Same arguments and return values as :func:`plot_score_history`.
+    """
+    groups = _groups(snapshots, "snapshot")
+    return _deliver(
+        mode,
+        lambda: render_probe_heatmap(groups, title=title),
+        lambda: _heatmap_figure(groups, title),
+        output_path=output_path,
+        echo=echo,
+        file=file,
+    )
+
+
+def plot_drift_timeline(
+    drift_reports: Sequence[DriftReport],
+    *,
+    title: str = "PromptCanary: drift timeline",
+    output_path: str | Path | None = None,
+    mode: str = "auto",
+    echo: bool = True,
+    file: IO[str] | None = None,
+) -> Any:
+    """Verdict, regressions, improvements and overall score change of each comparison, by date.
+
+    Same arguments and return values as :func:`plot_score_history`, over drift reports.
+    """
+    reports = sorted(drift_reports, key=lambda r: r.created_at)
+    if not reports:
+        raise ValueError("At least one drift report is required.")
+    return _deliver(
+        mode,
+        lambda: render_drift_timeline(reports, title=title),
+        lambda: _timeline_figure(reports, title),
+        output_path=output_path,
+        echo=echo,
+        file=file,
+    )
+
+
+# ── Plain text ───────────────────────────────────────────────────────────────────────────────
+
+Group = tuple[str, list[TrendPoint]]
+
+
+def render_score_history(groups: Sequence[Group], *, title: str) -> str:
+    """The score history as plain text: a sparkline and a table per (suite, model)."""
+    lines = [title]
+    for label, points in groups:
+        lines += ["", _group_heading(label, points)]
+        scores = [p.overall_score for p in points]
+        lines.append(f"  trend {sparkline(scores)}  (oldest → newest)")
+        lines.append(f"  {'#':>3}  {'saved (UTC)':<16}  {'snapshot':<8}  {'score':<25}  note")
+        for i, p in enumerate(points, 1):
+            lines.append(
+                f"  {i:>3}  {_when(p.created_at):<16}  {_short_id(p):<8}  "
+                f"{p.overall_score:.2f} {score_bar(p.overall_score)}  {p.label}".rstrip()
+            )
+    return "\n".join(lines) + "\n"
+
+
+def render_probe_heatmap(groups: Sequence[Group], *, title: str) -> str:
+    """Probe scores per baseline as plain text: a shaded cell per probe and baseline."""
+    lines = [title]
+    for label, points in groups:
+        lines += ["", _group_heading(label, points)]
+        probes = sorted({probe for p in points for probe in p.probe_scores})
+        if not probes:
+            lines.append("  (no measured probe results)")
+            continue
+        width = max(len("probe"), *(len(p) for p in probes))
+        lines.append(
+            f"  {'probe':<{width}}" + "".join(f"  {f'#{i}':>5}" for i in range(1, len(points) + 1))
+        )
+        for probe in probes:
+            cells = "".join(f"  {_cell(p.probe_scores.get(probe))}" for p in points)
+            lines.append(f"  {probe:<{width}}{cells}")
+        lines.append(
+            f"  shades: {_SHADES[0]} <0.25  {_SHADES[1]} <0.5  {_SHADES[2]} <0.75  {_SHADES[3]} ≥0.75"
+        )
+        for i, p in enumerate(points, 1):
+            lines.append(f"  #{i} {_when(p.created_at)} {_short_id(p)} {p.label}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def render_drift_timeline(reports: Sequence[DriftReport], *, title: str) -> str:
+    """Comparisons by date as plain text: a severity strip and one row per comparison."""
+    strip = "".join(
+        _INCONCLUSIVE_MARK if r.is_inconclusive else _SEVERITY_MARKS[r.severity.value]
+        for r in reports
+    )
+    lines = [
+        title,
+        f"  severity {strip}  (· none ▂ low ▄ medium ▆ high █ critical ? inconclusive)",
+        f"  {'when (UTC)':<16}  {'suite · model':<40}  {'verdict':<15}  "
+        f"{'regr.':>5}  {'impr.':>5}  {'Δ score':>7}",
+    ]
+    for r in reports:
+        if r.is_inconclusive:
+            verdict = "inconclusive"
+        elif r.has_drift:
+            verdict = f"{r.severity.value.upper()} drift"
+        else:
+            verdict = "no drift"
+        where = _clip(f"{r.suite_name} · {r.provider.model_id}", 40)
+        lines.append(
+            f"  {_when(r.created_at):<16}  {where:<40}  {verdict:<15}  "
+            f"{len(r.regressions):>5}  {len(r.improvements):>5}  {r.overall_score_delta:>+7.2f}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def sparkline(values: Sequence[float]) -> str:
+    """One block character per value in 0..1 (▁ lowest, █ highest)."""
+    top = len(_SPARK) - 1
+    return "".join(_SPARK[round(min(1.0, max(0.0, v)) * top)] for v in values)
+
+
+def score_bar(score: float, width: int = _BAR_WIDTH) -> str:
+    """A bar of ``width`` cells, filled in proportion to a 0..1 score."""
+    filled = round(min(1.0, max(0.0, score)) * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def _cell(score: float | None) -> str:
+    if score is None:
+        return "    –"
+    shade = _SHADES[min(len(_SHADES) - 1, int(max(0.0, score) * len(_SHADES)))]
+    return f"{shade}{score:.2f}"
+
+
+def _group_heading(label: str, points: list[TrendPoint]) -> str:
+    span = f"{_when(points[0].created_at)[:10]} → {_when(points[-1].created_at)[:10]}"
+    count = f"{len(points)} baseline{'s' if len(points) != 1 else ''}"
+    return f"{label} — {count}, {span}" if label else f"{count}, {span}"
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _short_id(point: TrendPoint) -> str:
+    return (point.snapshot_id or "current")[:8]
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ── Data ─────────────────────────────────────────────────────────────────────────────────────
+
+
+def _groups(items: History, what: str) -> list[Group]:
+    """Trend points per (suite, model), oldest first; trend points given directly form one group."""
+    items = list(items)  # a generator of snapshots works too
+    if not items:
+        raise ValueError(f"At least one {what} is required.")
+    from promptcanary.core.models import BaselineSnapshot
+
+    snapshots = [s for s in items if isinstance(s, BaselineSnapshot)]
+    given = sorted((p for p in items if isinstance(p, TrendPoint)), key=lambda p: p.created_at)
+    keys = sorted({(s.suite_name, s.provider.model_id) for s in snapshots})
+    groups: list[Group] = [
+        (
+            f"{suite} · {model}",
+            trend_points_from_snapshots(snapshots, suite_name=suite, model_id=model),
+        )
+        for suite, model in keys
+    ]
+    if given:
+        groups.append(("", given))
+    return groups
+
+
+# ── Output ───────────────────────────────────────────────────────────────────────────────────
+
+
+def _plotly_installed() -> bool:
+    try:
+        import plotly  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve(mode: str) -> str:
+    chosen = mode.lower()
+    if chosen not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)} (got {mode!r})")
+    if chosen in ("text", "ascii"):
+        return "text"
+    if chosen == "auto":
+        return "plotly" if _plotly_installed() else "text"
+    if not _plotly_installed():
+        raise ImportError(
+            f"mode={mode!r} needs plotly, which is not installed: pip install plotly "
+            "(or use mode='text')"
+        )
+    return chosen
+
+
+def _deliver(
+    mode: str,
+    text: Callable[[], str],
+    figure: Callable[[], Any],
+    *,
+    output_path: str | Path | None,
+    echo: bool,
+    file: IO[str] | None,
+) -> Any:
+    chosen = _resolve(mode)
+    if chosen == "text":
+        chart = text()
+        if output_path is not None:
+            Path(output_path).write_text(chart, encoding="utf-8")
+        if echo:
+            (file or sys.stdout).write(chart)
+        return chart
+    fig = figure()
+    if chosen == "figure":
+        if output_path is not None:
+            fig.write_html(str(output_path), include_plotlyjs=True)
+        return fig
+    # The page embeds plotly.js: it opens offline, like the HTML drift report.
+    html = fig.to_html(full_html=True, include_plotlyjs=True)
+    if output_path is not None:
+        Path(output_path).write_text(html, encoding="utf-8")
+    return html
+
+
+# ── plotly figures (only built when plotly is installed) ─────────────────────────────────────
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    return {"title": {"text": title}, "template": "plotly_white", **extra}
+
+
+def _score_history_figure(groups: Sequence[Group], title: str) -> Any:
+    import plotly.graph_objects as go
+
+    traces = [
+        go.Scatter(
+            x=[p.created_at for p in points],
+            y=[p.overall_score for p in points],
+            mode="lines+markers",
+            name=label or "score",
+            text=[f"{_short_id(p)} {p.label}" for p in points],
+        )
+        for label, points in groups
+    ]
+    return go.Figure(
+        data=traces,
+        layout=_layout(title, yaxis={"title": {"text": "overall score"}, "range": [0, 1.05]}),
+    )
+
+
+def _heatmap_figure(groups: Sequence[Group], title: str) -> Any:
+    import plotly.graph_objects as go
+
+    columns = sorted({p.created_at for _, points in groups for p in points})
+    rows: list[str] = []
+    cells: list[list[float | None]] = []
+    for label, points in groups:
+        by_time = {p.created_at: p for p in points}
+        for probe in sorted({probe for p in points for probe in p.probe_scores}):
+            rows.append(f"{label}: {probe}" if label else probe)
+            cells.append(
+                [by_time[t].probe_scores.get(probe) if t in by_time else None for t in columns]
+            )
+    heatmap = go.Heatmap(
+        x=[_when(t) for t in columns], y=rows, z=cells, zmin=0, zmax=1, colorscale="RdYlGn"
+    )
+    return go.Figure(data=[heatmap], layout=_layout(title))
+
+
+def _timeline_figure(reports: Sequence[DriftReport], title: str) -> Any:
+    import plotly.graph_objects as go
+
+    when = [r.created_at for r in reports]
+    return go.Figure(
+        data=[
+            go.Bar(x=when, y=[len(r.regressions) for r in reports], name="regressions"),
+            go.Bar(x=when, y=[len(r.improvements) for r in reports], name="improvements"),
+            go.Scatter(
+                x=when,
+                y=[r.overall_score_delta for r in reports],
+                name="Δ overall score",
+                mode="lines+markers",
+                yaxis="y2",
+            ),
+        ],
+        layout=_layout(
+            title,
+            yaxis={"title": {"text": "pairs"}},
+            yaxis2={"title": {"text": "Δ score"}, "overlaying": "y", "side": "right"},
+        ),
+    )
