@@ -245,7 +245,7 @@ def watch_issue_markdown(report_markdown: str, marker: str, where: Where) -> str
 def healthy_comment(report: DriftReport, where: Where) -> str:
     """The comment left on the watch issue when a later run is healthy."""
     return (
-        f"✅ The scheduled run is healthy again: {md_text(report.summary, 400)}"
+        f"The scheduled run is healthy again: {md_text(report.summary, 400)}"
         + _run_link(where)
         + "\n\nClosing this issue; a new one opens if the model drifts again."
     )

@@ -39,6 +39,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "working-directory": ".",
     "mode": "auto",
     "fail-on-inconclusive": "false",
+    "fail-on-suite-change": "false",
     "replay": "",
     "check-workflow": "",
     "fail-on-skip": "false",
@@ -72,6 +73,8 @@ class ActionConfig:
     "none" = start nothing)."""
     fail_on_skip: bool = False
     """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
+    fail_on_suite_change: bool = False
+    """Fail the check when canary.yaml changed since the baseline (require a promotion)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         replay_path=_resolve(workdir, replay) if replay else None,
         check_workflow=_workflow_file(environ, "check-workflow"),
         fail_on_skip=_boolean(environ, "fail-on-skip"),
+        fail_on_suite_change=_boolean(environ, "fail-on-suite-change"),
     )
 
 

@@ -4,6 +4,8 @@ the loopback GitHub API (through the real PyGithub)."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 from pathlib import Path
@@ -15,6 +17,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import READ_ONLY_TOKEN, FakeGitHubServer
 from tests.integration.action_support import (
+
+#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
+pytestmark = pytest.mark.e2e
     BOT,
     MODEL,
     REPO,

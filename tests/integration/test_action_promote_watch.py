@@ -3,6 +3,8 @@ a subprocess with the runner's environment against the loopback LLM and GitHub s
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import stat
 from typing import Any
@@ -15,6 +17,9 @@ from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import HEAD_SHA
 from tests.integration.action_support import (
+
+#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
+pytestmark = pytest.mark.e2e
     BOT,
     GOOD,
     MODEL,

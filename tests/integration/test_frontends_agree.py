@@ -19,7 +19,7 @@ from tests.fakes.action_runner import FakeRunner, load_event
 from tests.fakes.github_server import FakeGitHubServer
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 from tests.integration.action_support import GOOD, MODEL, REPO, answers_for, seed_baseline
-from tests.integration.test_action_inprocess import KEY, PR, World
+from tests.integration.action_world import KEY, PR, World
 
 #: The Action's suite with every request tried once and any error rate tolerated: the setting
 #: under which the Action once promoted a run in which every request had failed.
@@ -124,3 +124,23 @@ def test_cli_and_action_gate_alike(
         "pull_request", load_event("pull_request.opened"), **{"fail-on-severity": "medium"}
     )
     assert (run.outputs["result"], run.returncode) == (action_result, action_code)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_suite_edit_is_not_drift_for_either_front_end_unless_asked(
+    world: World, strict: bool
+) -> None:
+    seed_baseline(world.runner.workspace)
+    suite = world.runner.workspace / "canary.yaml"
+    text = suite.read_text(encoding="utf-8")
+    suite.write_text(text[: text.index("  - id: author")], encoding="utf-8")  # a prompt removed
+
+    flags = ["--fail-on-suite-change"] if strict else []
+    assert run_cli(world, "compare", "--fail-on-severity", "low", *flags) == (1 if strict else 0)
+    inputs = {"fail-on-severity": "low", "fail-on-suite-change": "true" if strict else "false"}
+    run = world.run("pull_request", load_event("pull_request.opened"), **inputs)
+    expected = ("suite-changed", 1) if strict else ("passed", 0)
+    assert (run.outputs["result"], run.returncode) == expected
+    body = world.bot_comments()[0]["body"]
+    assert "suite changed" in body.split("\n")[1] and "### Suite changes (1)" in body
+    assert "prompt `author` removed" in body and "Not present" not in body
