@@ -4,12 +4,12 @@ the loopback GitHub API (through the real PyGithub)."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -17,14 +17,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import READ_ONLY_TOKEN, FakeGitHubServer
 from tests.integration.action_support import (
-
-#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
-pytestmark = pytest.mark.e2e
     BOT,
     MODEL,
     REPO,
     seed_baseline,
 )
+
+#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
+pytestmark = pytest.mark.e2e
 
 PR = 2  # the pull request number in the @octokit/webhooks-examples payloads
 

@@ -3,11 +3,11 @@ a subprocess with the runner's environment against the loopback LLM and GitHub s
 
 from __future__ import annotations
 
-import pytest
-
 import os
 import stat
 from typing import Any
+
+import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -17,15 +17,15 @@ from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import HEAD_SHA
 from tests.integration.action_support import (
-
-#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
-pytestmark = pytest.mark.e2e
     BOT,
     GOOD,
     MODEL,
     REPO,
     seed_baseline,
 )
+
+#: Each test starts the entrypoint as the runner does: a fresh process (slow, end to end).
+pytestmark = pytest.mark.e2e
 
 PR = 2
 LABEL = "promptcanary:promote"
