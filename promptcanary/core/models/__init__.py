@@ -13,9 +13,11 @@ from __future__ import annotations
 from promptcanary.core.models.drift import DriftReport, DriftSeverity, ProbeComparison
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
+    AdaptiveRecord,
     BaselineSnapshot,
     CanaryPrompt,
     CanaryRunResult,
+    ConfirmedPair,
     LLMResponse,
     ProbeCategory,
     ProbeResult,
@@ -27,9 +29,11 @@ from promptcanary.core.models.usage import UsageSummary, percentile
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AdaptiveRecord",
     "BaselineSnapshot",
     "CanaryPrompt",
     "CanaryRunResult",
+    "ConfirmedPair",
     "DriftReport",
     "DriftSeverity",
     "LLMResponse",

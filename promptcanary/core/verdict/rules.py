@@ -119,8 +119,8 @@ def decide_multi(
     if tested:
         from promptcanary.core.verdict.stats import tarone_bh_adjust
 
-        raw = [test.p_value() for _, test in tested]
-        floors = [test.min_p() for _, test in tested]
+        raw = [test.two_sided_p() for _, test in tested]
+        floors = [min(1.0, 2.0 * test.min_p()) for _, test in tested]
         adjusted = tarone_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
@@ -162,6 +162,12 @@ class _Test:
             return stats.fisher_p(self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction)
         return stats.mann_whitney_p(self.b_scores, self.c_scores, direction=direction)
 
+    def two_sided_p(self) -> float:
+        """The one-sided p-value doubled (at most 1): the direction was read from the same data,
+        so each direction gets half of ``alpha``. Without it, counting improvements as well as
+        regressions, a fixed run could raise a flag with nothing changed up to twice ``alpha``."""
+        return min(1.0, 2.0 * self.p_value())
+
     def min_p(self) -> float:
         """The smallest p-value this pair could have given with the same samples pooled.
 
@@ -182,6 +188,8 @@ class _Test:
 FISHER = "fisher"
 MANN_WHITNEY = "mann_whitney"
 THRESHOLD = "threshold"
+#: ``method`` of a pair of an adaptive run that screening did not send to confirmation.
+SCREENING = "screening"
 
 
 def choose_test(baseline: Side, current: Side) -> _Test:
@@ -223,6 +231,7 @@ METHOD_LABELS = {
     FISHER: "Fisher's exact test (pass counts)",
     MANN_WHITNEY: "Mann–Whitney U (scores)",
     THRESHOLD: "single-sample threshold rule",
+    SCREENING: "screening (looked like the baseline, not confirmed)",
 }
 
 
@@ -244,6 +253,21 @@ def evidence(comparison: ProbeComparison) -> str:
     Single-sample pairs: ``score 1.00 → 0.00 (single sample)``.
     """
     c = comparison
+    if c.confirmed and c.p_adjusted is not None:
+        text = (
+            f"baseline {c.baseline_pass_count}/{c.baseline_samples} → "
+            f"screening {c.screening_pass_count}/{c.screening_samples} → "
+            f"confirmation {c.current_pass_count}/{c.current_samples}"
+        )
+        if c.method == MANN_WHITNEY:
+            text += f", mean {c.baseline_score:.2f} → {c.current_score:.2f}"
+        early = ", stopped early" if c.stopped_early else ""
+        return f"{text}, {format_p(c.p_adjusted)} (adjusted){early}"
+    if c.method == SCREENING:
+        return (
+            f"baseline {c.baseline_pass_count}/{c.baseline_samples} → "
+            f"screening {c.current_pass_count}/{c.current_samples} (not confirmed)"
+        )
     if c.method in (FISHER, MANN_WHITNEY) and c.p_adjusted is not None:
         text = (
             f"{c.baseline_pass_count}/{c.baseline_samples} → "
