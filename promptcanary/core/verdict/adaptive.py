@@ -34,7 +34,8 @@ measuring loop that calls a provider is :func:`promptcanary.core.run.adaptive.me
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -256,6 +257,46 @@ def next_draws(
     return needed
 
 
+Draw = Callable[[list[str], int, int], "tuple[list[ProbeResult], str | None]"]
+"""Draws confirmation samples: (prompt ids, samples each, first sample index) -> (their probe
+results, why the run stopped early or None)."""
+
+
+def confirm(
+    selected: Sequence[ConfirmedPair],
+    references: Mapping[Key, Side],
+    draw: Draw,
+    policy: AdaptivePolicy,
+    *,
+    prompt_order: Sequence[str] | None = None,
+) -> tuple[list[ProbeResult], Counter[str], str | None]:
+    """The confirmation loop: round after round, draw for the prompts with open pairs.
+
+    Returns the confirmation results, the requests drawn per prompt, and why it stopped early
+    (from ``draw``; None when every pair closed). ``prompt_order`` keeps the suite's order in
+    each draw (default: sorted ids).
+    """
+    results: list[ProbeResult] = []
+    drawn: Counter[str] = Counter()
+    while True:
+        still = open_pairs(selected, references, group(results), drawn, policy)
+        needed = next_draws(still, drawn, policy)
+        if not needed:
+            return results, drawn, None
+        rounds: dict[tuple[int, int], list[str]] = {}
+        for prompt_id in prompt_order if prompt_order is not None else sorted(needed):
+            if prompt_id in needed:
+                key = (needed[prompt_id], policy.screening + drawn[prompt_id])
+                rounds.setdefault(key, []).append(prompt_id)
+        for (count, offset), prompt_ids in rounds.items():
+            new, stopped = draw(prompt_ids, count, offset)
+            results.extend(new)
+            for prompt_id in prompt_ids:
+                drawn[prompt_id] += count
+            if stopped:
+                return results, drawn, stopped
+
+
 # ── 3. Decision ──────────────────────────────────────────────────────────────────────────────
 
 
@@ -398,6 +439,7 @@ __all__ = [
     "SCREENING",
     "AdaptiveJudgement",
     "AdaptivePolicy",
+    "confirm",
     "decide_confirmed",
     "directional_p",
     "group",
