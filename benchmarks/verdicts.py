@@ -281,9 +281,7 @@ ADAPTIVE_SWEEP = [
 ]
 
 
-def adaptive_report(
-    *, reps: int, rng: random.Random, baseline_samples: int, sweep: bool
-) -> None:
+def adaptive_report(*, reps: int, rng: random.Random, baseline_samples: int, sweep: bool) -> None:
     """Print the adaptive policy's figures (and, with ``sweep``, those of its neighbours)."""
     print(
         f"samples: auto — baseline {baseline_samples} samples per prompt; {reps} repetitions "
@@ -398,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     t_start = time.perf_counter()
     if args.stack:
-        from benchmarks.verdicts_stack import main as stack_main
+        from verdicts_stack import main as stack_main  # a sibling: benchmarks/ is on sys.path
 
         return stack_main(reps=min(args.reps, 50), seed=args.seed)
     if args.adaptive:

@@ -57,8 +57,8 @@ class SuiteSettings(BaseModel):
     screen_alpha: float = Field(default=DEFAULT_SCREEN_ALPHA, gt=0.0, lt=1.0)
     """``samples: auto``: a pair goes to confirmation when its screening p-value is at most
     this (a loose sieve; the verdict is made on fresh samples)."""
-    futility: float = Field(default=DEFAULT_FUTILITY, gt=0.0, lt=1.0)
-    """``samples: auto``: confirmation stops early once its p-value is above this."""
+    futility: float = Field(default=DEFAULT_FUTILITY, gt=0.0, le=1.0)
+    """``samples: auto``: confirmation stops early once its p-value is above this (1: never)."""
     concurrency: int = Field(default=8, ge=1, le=512)
     """Requests in flight at once."""
     max_cost_usd: float | None = Field(default=None, gt=0)

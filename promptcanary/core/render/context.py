@@ -18,6 +18,7 @@ from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeCompari
 from promptcanary.core.render import fmt
 from promptcanary.core.render.safety import clean_text, excerpt, marker_value, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
+from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES
 from promptcanary.errors import redact
 
 #: Default label that promotes a PR's run to the new baseline (the Action's ``promote-label``).
@@ -192,6 +193,7 @@ class ReportView:
     counts: dict[str, int]
     model_changed: str | None
     single_sample_note: str | None
+    adaptive_note: str | None
     regressions: list[PairView]
     improvements: list[PairView]
     inconclusive_groups: list[tuple[str, list[PairView]]]
@@ -233,9 +235,12 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     if report.is_inconclusive:
         return fmt.INCONCLUSIVE_ICON, f"Inconclusive: {fmt.INCONCLUSIVE_WORDS}"
     icon = fmt.SEVERITY_ICONS[report.severity]
+    # The first line says when the single-sample threshold rule decided: it cannot tell noise
+    # from change, and a gate that fails on it should not look like a tested verdict.
+    rule = " (single-sample threshold rule)" if report.single_sample and report.comparisons else ""
     if not report.has_drift:
-        return icon, "No drift"
-    return icon, f"{report.severity.value.upper()} drift"
+        return icon, f"No drift{rule}"
+    return icon, f"{report.severity.value.upper()} drift{rule}"
 
 
 def _single_sample_note(report: DriftReport) -> str | None:
@@ -243,9 +248,29 @@ def _single_sample_note(report: DriftReport) -> str | None:
         return None
     return (
         "Single-sample verdict: each prompt was measured once on at least one side, so the "
-        "threshold rule decided and a change may be noise. Set `samples: 5` in canary.yaml "
-        "(or `--samples 5`) for a statistically tested verdict."
+        "threshold rule decided and a change may be noise. Set `samples: auto` in canary.yaml "
+        f"and record the baseline with {DEFAULT_BASELINE_SAMPLES} samples per prompt "
+        "(`baseline_samples`, used by `run --save-baseline`) for a statistically tested verdict."
     )
+
+
+def _adaptive_note(report: DriftReport) -> str | None:
+    """How an adaptive check spent its samples, and whether a richer baseline would help."""
+    if not report.adaptive:
+        return None
+    confirmed = [c for c in report.comparisons if c.confirmed]
+    text = (
+        f"Adaptive check (`samples: auto`): every prompt screened with {report.current_samples} "
+        f"samples; {fmt.plural(len(confirmed), 'pair')} looked different and went to "
+        f"confirmation, costing {report.confirmation_requests:,} extra requests."
+    )
+    if 2 <= report.baseline_samples < DEFAULT_BASELINE_SAMPLES:
+        text += (
+            f" The baseline has {report.baseline_samples} samples per prompt: re-record it with "
+            f"{DEFAULT_BASELINE_SAMPLES} (`baseline_samples`) for confirmations that can see "
+            "smaller drops."
+        )
+    return text
 
 
 def _regression_order(c: ProbeComparison) -> tuple[float, float, float, str, str]:
@@ -324,6 +349,7 @@ def build_report_view(
         },
         model_changed=one_line(changed, 400) if changed else None,
         single_sample_note=_single_sample_note(report),
+        adaptive_note=_adaptive_note(report),
         regressions=views(regressions, "regression"),
         improvements=views(improvements, "improvement"),
         inconclusive_groups=shown_groups,

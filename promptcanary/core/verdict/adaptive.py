@@ -84,7 +84,8 @@ class AdaptivePolicy:
     screen_alpha: float = DEFAULT_SCREEN_ALPHA
     """Screening p-value at or below which a pair goes to confirmation."""
     futility: float = DEFAULT_FUTILITY
-    """Confirmation p-value above which a pair stops early (no sign of the change)."""
+    """Confirmation p-value above which a pair stops early (no sign of the change); 1 never
+    stops early."""
     alpha: float = 0.05
     """False discovery rate of the confirmation tests."""
     min_effect: float = 0.1
@@ -95,10 +96,15 @@ class AdaptivePolicy:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
                 raise ConfigError(f"must be an integer >= {minimum}, got {value!r}", field=name)
-        for name in ("screen_alpha", "futility", "alpha"):
+        for name in ("screen_alpha", "alpha"):
             value = getattr(self, name)
             if not 0 < value < 1:
                 raise ConfigError(f"must be between 0 and 1 (exclusive), got {value!r}", field=name)
+        if not 0 < self.futility <= 1:
+            raise ConfigError(
+                f"must be above 0 and at most 1 (1: never stop early), got {self.futility!r}",
+                field="futility",
+            )
         if self.futility <= self.alpha:
             raise ConfigError(
                 f"must be above alpha ({self.alpha:g}), got {self.futility!r}",
