@@ -13,7 +13,7 @@ from promptcanary.errors import ConfigError, InputError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptcanary.core.models import CanaryRunResult, DriftReport
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
 
@@ -161,7 +161,7 @@ class RunFlags:
     max_tokens: int | None = None
     seed: int | None = None
     concurrency: int | None = None
-    samples: int | None = None
+    samples: int | str | None = None
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
@@ -172,11 +172,64 @@ class RunFlags:
     quiet: bool = False
 
 
-def execute_run(suite: CanarySuite, provider: BaseLLMProvider, flags: RunFlags) -> CanaryRunResult:
-    """Run ``suite`` with the command-line overrides, showing progress unless told not to."""
-    samples = flags.samples
+def parse_samples(value: int | str | None, *, field: str = "--samples") -> int | str | None:
+    """``--samples``: ``auto`` or a positive integer (None: the suite's setting)."""
+    if value is None or isinstance(value, int):
+        return value
+    text = value.strip().lower()
+    if text == "auto":
+        return "auto"
+    if text.isdigit() and 1 <= int(text) <= 1000:
+        return int(text)
+    raise ConfigError(f'must be "auto" or an integer from 1 to 1000 (got {value!r})', field=field)
+
+
+def execute_run(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    flags: RunFlags,
+    *,
+    baseline: BaselineSnapshot | None = None,
+    for_baseline: bool = False,
+    baseline_samples: int | None = None,
+) -> CanaryRunResult:
+    """Run ``suite`` with the command-line overrides, showing progress unless told not to.
+
+    With ``samples: auto`` (the default): a run recorded as a baseline (``for_baseline``) sends
+    every prompt ``baseline_samples`` times (flag, else canary.yaml, else 30); a run compared
+    with ``baseline`` is an adaptive check (:func:`~promptcanary.core.run.adaptive.measure_adaptive`);
+    any other run sends each prompt once. A replay repeats the saved samples.
+    """
+    samples = parse_samples(flags.samples)
     if samples is None and flags.replay is not None:
         samples = getattr(provider, "samples", None)  # replay as many samples as were saved
+    if samples == "auto" or (samples is None and suite.settings.adaptive):
+        samples = None
+        if for_baseline:
+            samples = baseline_samples or suite.settings.baseline_samples
+        elif baseline is not None:
+            from promptcanary.core.run.adaptive import measure_adaptive
+            from promptcanary.core.run.runner import RunOptions
+            from promptcanary.core.verdict.adaptive import AdaptivePolicy
+
+            options = RunOptions.from_settings(
+                suite.settings,
+                temperature=flags.temperature,
+                max_tokens=flags.max_tokens,
+                seed=flags.seed,
+                concurrency=flags.concurrency,
+                max_cost_usd=flags.max_cost,
+                show_progress=False,
+            )
+            return measure_adaptive(
+                suite,
+                provider,
+                baseline,
+                AdaptivePolicy.from_settings(suite.settings),
+                options,
+                progress=progress_callback(not flags.no_progress and not flags.quiet),
+            )
+    assert samples is None or isinstance(samples, int)
     return suite.run(
         provider,
         temperature=flags.temperature,

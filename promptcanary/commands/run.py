@@ -28,13 +28,20 @@ class RunArgs(RunFlags):
     note: str = ""
     output: Path | None = None
     fail_on_failure: bool = False
+    baseline_samples: int | None = None
 
 
 def run_command(args: RunArgs) -> int:
     suite = load_suite(args.config)
     model = resolve_model(args.provider, suite, replay=args.replay)
     provider = make_provider(model, api_base=args.api_base, replay=args.replay)
-    run = execute_run(suite, provider, args)
+    run = execute_run(
+        suite,
+        provider,
+        args,
+        for_baseline=args.save_baseline,
+        baseline_samples=args.baseline_samples,
+    )
 
     # The run is written before anything can fail, so a measured run is never lost.
     if args.output:

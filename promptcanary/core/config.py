@@ -55,8 +55,9 @@ class SuiteSettings(BaseModel):
     confirmation_cap: int = Field(default=DEFAULT_CAP, ge=2, le=1000)
     """``samples: auto``: most confirmation samples per prompt."""
     screen_alpha: float = Field(default=DEFAULT_SCREEN_ALPHA, gt=0.0, lt=1.0)
-    """``samples: auto``: a pair goes to confirmation when its screening p-value is at most
-    this (a loose sieve; the verdict is made on fresh samples)."""
+    """``samples: auto``: a gain seen in screening goes to confirmation when its p-value is at
+    most this (a drop of at least ``min_effect`` always goes; the verdict is made on fresh
+    samples)."""
     futility: float = Field(default=DEFAULT_FUTILITY, gt=0.0, le=1.0)
     """``samples: auto``: confirmation stops early once its p-value is above this (1: never)."""
     concurrency: int = Field(default=8, ge=1, le=512)

@@ -18,6 +18,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 
 SUITE = """\
 name: cli-suite
+samples: 1  # these tests are about the CLI flow; samples: auto has its own (test_adaptive_e2e.py)
 probes:
   - json_validity
   - type: keyword_presence

@@ -279,7 +279,7 @@ class AdaptiveRecord(BaseModel):
     cap: int
     """Most confirmation samples per prompt."""
     screen_alpha: float
-    """A pair goes to confirmation when its screening p-value is at most this."""
+    """A screened gain goes to confirmation when its p-value is at most this (drops always)."""
     futility: float
     """Confirmation stops early when its p-value so far is above this."""
     baseline_snapshot_id: str | None = None

@@ -5,10 +5,10 @@ adaptive policy, in three steps:
 
 1. **Screening.** Every prompt is sent ``screening`` times (3). Each (probe, prompt) pair is
    compared with the baseline (recorded once, with ``baseline_samples``, 30 by default):
-   :func:`select_pairs` sends a pair to confirmation when its screening moved by at least
-   ``min_effect`` and the one-sided p-value of that move is at most ``screen_alpha`` (0.4, a loose
-   sieve, not a verdict). The direction it moved (drop or gain) and the test (Fisher on pass
-   counts, Mann–Whitney on scores) are fixed there.
+   :func:`select_pairs` sends a pair to confirmation when its screening dropped by at least
+   ``min_effect``, or gained that much with a one-sided p-value of at most ``screen_alpha`` (0.4,
+   a loose sieve, not a verdict). The direction it moved (drop or gain) and the test (Fisher on
+   pass counts, Mann–Whitney on scores) are fixed there.
 2. **Confirmation.** The prompts of those pairs get fresh samples, ``batch`` (10) at a time, up to
    ``cap`` (50). After each round a pair whose confirmation samples so far show no sign of the
    change (p-value in the screened direction above ``futility``, 0.5) stops early: it can then
@@ -82,7 +82,8 @@ class AdaptivePolicy:
     cap: int = DEFAULT_CAP
     """Most confirmation samples per prompt."""
     screen_alpha: float = DEFAULT_SCREEN_ALPHA
-    """Screening p-value at or below which a pair goes to confirmation."""
+    """A gain seen in screening goes to confirmation when its p-value is at most this (a drop
+    of at least ``min_effect`` always goes)."""
     futility: float = DEFAULT_FUTILITY
     """Confirmation p-value above which a pair stops early (no sign of the change); 1 never
     stops early."""
@@ -169,9 +170,13 @@ def select_pairs(
 ) -> list[ConfirmedPair]:
     """The pairs whose screening looks worse or better than the baseline, sorted by key.
 
-    A pair is selected when both sides have measured samples (the baseline at least two), the
-    screening moved by at least ``min_effect`` (pass rate, or mean score when that moved more)
-    and the one-sided p-value of that move is at most ``screen_alpha``.
+    A pair is selected when both sides have measured samples (the baseline at least two) and
+    the screening moved by at least ``min_effect`` (pass rate, or mean score when that moved
+    more). A drop is always selected: missing one is what a canary must not do, and three
+    screening samples cannot tell 2/3 from noise anyway (measured: also requiring a p-value
+    loses 1.5 points of detection). A gain also needs its one-sided p-value to be at most
+    ``screen_alpha``: three passes out of three against a 27/30 baseline is a "gain" on most
+    healthy prompts, and confirming all of them would cost more than it could ever find.
     """
     selected = []
     for key in sorted(set(baseline) & set(screening)):
@@ -181,7 +186,7 @@ def select_pairs(
         test = choose_test(b, s)
         if abs(test.effect) < policy.min_effect - _EPS:
             continue
-        if test.p_value() > policy.screen_alpha:
+        if test.effect < 0 and test.p_value() > policy.screen_alpha:
             continue
         selected.append(
             ConfirmedPair(

@@ -91,7 +91,14 @@ def test_sampled_report_shows_counts_p_values_method_and_flaky() -> None:
 
 def test_single_sample_note_recommends_samples() -> None:
     md = DriftReporter(drift_report()).to_markdown()
-    assert "Single-sample verdict" in md and "`samples: 5`" in md
+    assert "Single-sample verdict" in md and "`samples: auto`" in md
+    # ... and the first line of the report already says which rule decided.
+    assert md.split("\n")[1].endswith("drift (single-sample threshold rule)")
+
+
+def test_tested_verdict_has_no_single_sample_words() -> None:
+    md = DriftReporter(sampled_report()).to_markdown()
+    assert "single-sample" not in md.split("\n")[1] and "Single-sample verdict" not in md
 
 
 def test_inconclusive_wording() -> None:
