@@ -198,7 +198,9 @@ def test_scores_shifting_within_passes_use_mann_whitney() -> None:
     assert test.effect == pytest.approx(0.33125)  # the drop in mean score
     (verdict,) = multi((baseline, current))
     assert verdict.method == MANN_WHITNEY and verdict.regression
-    assert verdict.p_value == pytest.approx(2 * stats.mann_whitney_p(baseline.scores, current.scores))
+    assert verdict.p_value == pytest.approx(
+        2 * stats.mann_whitney_p(baseline.scores, current.scores)
+    )
 
 
 def test_pass_fail_probes_use_fisher_even_though_mean_moved_as_much() -> None:
