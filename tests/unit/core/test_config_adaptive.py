@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from promptcanary.core.config import SuiteSettings
 from promptcanary.core.run.runner import RunOptions
 from promptcanary.core.suite import CanarySuite
 from promptcanary.core.verdict.adaptive import AdaptivePolicy
