@@ -6,7 +6,7 @@ adaptive policy, in three steps:
 1. **Screening.** Every prompt is sent ``screening`` times (3). Each (probe, prompt) pair is
    compared with the baseline (recorded once, with ``baseline_samples``, 30 by default):
    :func:`select_pairs` sends a pair to confirmation when its screening dropped by at least
-   ``min_effect``, or gained that much with a one-sided p-value of at most ``screen_alpha`` (0.4,
+   ``min_effect``, or gained that much with a one-sided p-value of at most ``screen_alpha`` (0.3,
    a loose sieve, not a verdict). The direction it moved (drop or gain) and the test (Fisher on
    pass counts, Mann–Whitney on scores) are fixed there.
 2. **Confirmation.** The prompts of those pairs get fresh samples, ``batch`` (10) at a time, up to
@@ -65,7 +65,7 @@ DEFAULT_BASELINE_SAMPLES = 30
 DEFAULT_SCREENING = 3
 DEFAULT_BATCH = 10
 DEFAULT_CAP = 50
-DEFAULT_SCREEN_ALPHA = 0.4
+DEFAULT_SCREEN_ALPHA = 0.3
 DEFAULT_FUTILITY = 0.5
 
 _EPS = 1e-9

@@ -31,7 +31,7 @@ def test_defaults_are_adaptive_with_a_rich_baseline(tmp_path: Path) -> None:
     assert settings.baseline_samples == 30
     policy = AdaptivePolicy.from_settings(settings)
     assert (policy.screening, policy.batch, policy.cap) == (3, 10, 50)
-    assert (policy.screen_alpha, policy.futility) == (0.4, 0.5)
+    assert (policy.screen_alpha, policy.futility) == (0.3, 0.5)
     # A plain run (nothing to compare) sends each prompt once.
     assert RunOptions.from_settings(settings).samples == 1
 

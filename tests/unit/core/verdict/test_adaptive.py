@@ -77,7 +77,7 @@ def pair(direction: str = "drop", method: str = FISHER) -> ConfirmedPair:
         ((27, 30), (2, 3), "drop"),  # drops always go: 2/3 cannot be told from noise
         ((30, 30), (2, 3), "drop"),
         ((27, 30), (3, 3), None),  # a "gain" of 0.1 on a healthy prompt: p = 0.74, not sent
-        ((15, 30), (3, 3), "gain"),  # p = 0.15 <= screen_alpha 0.4
+        ((15, 30), (3, 3), "gain"),  # p = 0.15 <= screen_alpha 0.3
         ((20, 30), (2, 3), None),  # moved 0.0
         ((24, 30), (2, 3), "drop"),  # 0.8 -> 0.67 is a drop of 0.13 >= min_effect
     ],
