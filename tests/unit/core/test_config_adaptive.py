@@ -88,3 +88,12 @@ def test_a_misspelt_key_suggests_the_right_one(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load(tmp_path, "baseline_sample: 30\n")
     assert "Did you mean 'baseline_samples'?" in str(info.value.hint)
+
+
+def test_the_init_scaffold_ships_samples_auto(tmp_path: Path) -> None:
+    from promptcanary.commands.init import CANARY_YAML
+
+    path = tmp_path / "canary.yaml"
+    path.write_text(CANARY_YAML.format(name="demo"), encoding="utf-8")
+    settings = CanarySuite.from_yaml(path).settings
+    assert settings.adaptive and settings.baseline_samples == 30
