@@ -107,6 +107,8 @@ class Tally:
     all_dropped_found: int = 0
     dropped_found: int = 0
     unchanged_flagged: int = 0
+    any_flagged: int = 0
+    """Reports flagging anything, improvements included (None-judged rows: not counted)."""
     severities: Counter[str] | None = None
 
     def add(self, report: DriftReport, found: set[str] | None = None) -> None:
@@ -116,6 +118,7 @@ class Tally:
         if found is None:
             found = {c.prompt_id for c in report.regressions}
             self.severities[report.severity.value] += 1
+            self.any_flagged += bool(found or report.improvements)
         self.reps += 1
         self.flagged += bool(found)
         dropped = {f"p{i:02d}" for i in range(DROPPED_PROMPTS)}
@@ -418,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     header = (
         f"{'rule':<44}{'false alarms':>13}{'detected':>10}{'all 3 found':>13}"
-        f"{'per-pair':>10}{'CRITICAL (no change)':>22}"
+        f"{'per-pair':>10}{'CRITICAL (no change)':>22}{'any flag (no change)':>22}"
     )
     print(header)
     print("-" * len(header))
@@ -439,10 +442,11 @@ def main(argv: list[str] | None = None) -> int:
                 if null.severities
                 else "—"
             )
+            any_flag = f"{null.any_flagged / null.reps:.1%}" if null.severities else "—"
             print(
                 f"{label:<44}{null.rate:>13.1%}{dropped.rate:>10.1%}"
                 f"{dropped.all_dropped_found / dropped.reps:>13.1%}{per_pair:>10.1%}"
-                f"{critical:>22}"
+                f"{critical:>22}{any_flag:>22}"
             )
     print()
     wall, cpu = time_large_compare()

@@ -249,7 +249,8 @@ def test_init_workflow_is_the_documented_example(tmp_path: Path) -> None:
 def test_plan_prints_samples_and_rejects_bad_values(tmp_path: Path) -> None:
     proc = pc("plan", "--effect", "0.4", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "Samples per prompt: 30" in proc.stdout
+    assert "Samples per prompt: 35" in proc.stdout  # fixed count, two-sided
+    assert "samples: auto (recommended)" in proc.stdout
     proc = pc("plan", "--effect", "1.5", cwd=tmp_path)
     assert proc.returncode == 2 and "--effect" in proc.stderr
 

@@ -3,8 +3,9 @@
 The sample size comes from the exact power of the multi-sample rule
 (:func:`promptcanary.core.verdict.power.samples_needed`): the smallest number of samples per prompt, on
 each side, at which a drop in pass rate from ``baseline_rate`` to ``baseline_rate - effect`` is
-flagged (one-sided Fisher's exact test at ``alpha``, observed drop at least ``min_effect``) with
-probability ``power``. The cost is the newest baseline's average tokens per request, times the
+flagged (two-sided Fisher's exact test at ``alpha``, i.e. one-sided at ``alpha / 2``, observed
+drop at least ``min_effect``) with probability ``power``. :func:`plan_adaptive` gives the same
+figures for ``samples: auto``. The cost is the newest baseline's average tokens per request, times the
 request count, times the model's price from LiteLLM's price map (``None`` when LiteLLM has no
 price for the model). Nothing here calls a model; LiteLLM is imported only to price tokens.
 """
@@ -36,7 +37,7 @@ class Plan:
     baseline_rate: float
     """Pass rate the prompt has today."""
     alpha: float
-    """Significance level of the one-sided Fisher test."""
+    """Significance level of the two-sided Fisher test."""
     power: float
     """Requested probability of flagging the drop."""
     min_effect: float
@@ -73,13 +74,18 @@ class Plan:
             return ""
         return f" / {self.pairs} pairs = {self.alpha / self.pairs:.2g}"
 
+    @property
+    def fixed(self) -> str:
+        """How a fixed count is tested."""
+        return f"two-sided Fisher test at alpha {self.alpha:g}{self._correction}"
+
     def lines(self) -> list[str]:
         """The plan as plain text lines, for a terminal."""
         out = [
             f"Samples per prompt: {self.samples}",
             f"  to detect a drop in pass rate {self.baseline_rate:.0%} → {self.target_rate:.0%} "
-            f"with power {self.achieved_power:.1%} (asked {self.power:.0%}), one-sided Fisher "
-            f"test at alpha {self.alpha:g}{self._correction}, minimum effect {self.min_effect:g}.",
+            f"with power {self.achieved_power:.1%} (asked {self.power:.0%}), {self.fixed}, "
+            f"minimum effect {self.min_effect:g}.",
             "  Use the same number of samples for the baseline and for each run.",
         ]
         if self.requests is not None:
@@ -148,7 +154,8 @@ def plan(
     samples, achieved = samples_needed(
         effect,
         baseline_rate=baseline_rate,
-        alpha=alpha / pairs,
+        # Fixed runs test two-sided (the direction is read from the data): alpha / 2 each way.
+        alpha=alpha / (2 * pairs),
         power=power,
         min_effect=min_effect,
     )
