@@ -349,4 +349,4 @@ def test_false_alarms_stay_low_for_flaky_prompts_too() -> None:
         )
         report = compare(BaselineSnapshot(suite_name="s", provider=PROVIDER, run_result=b), run)
         flagged += bool(report.regressions or report.improvements)
-    assert flagged / reps <= 0.05  # 2.0 % in the benchmark at 1,000 repetitions
+    assert flagged / reps <= 0.05  # 3.1 % in the benchmark (20 prompts at 0.7, 1,000 runs)
