@@ -265,10 +265,14 @@ def _adaptive_note(report: DriftReport) -> str | None:
         f"confirmation, costing {report.confirmation_requests:,} extra requests."
     )
     if 2 <= report.baseline_samples < DEFAULT_BASELINE_SAMPLES:
+        from promptcanary.core.verdict.planning import baseline_strength
+
+        now, rich = baseline_strength(report.baseline_samples, screening=report.current_samples)
         text += (
-            f" The baseline has {report.baseline_samples} samples per prompt: re-record it with "
-            f"{DEFAULT_BASELINE_SAMPLES} (`baseline_samples`) for confirmations that can see "
-            "smaller drops."
+            f" The baseline has {report.baseline_samples} samples per prompt: a prompt falling "
+            f"from 90% to 50% is caught {now:.0%} of the time with it, {rich:.0%} with a "
+            f"baseline of {DEFAULT_BASELINE_SAMPLES} (`baseline_samples`; re-record it with "
+            "`promptcanary run --save-baseline`)."
         )
     return text
 

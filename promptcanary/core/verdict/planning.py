@@ -387,3 +387,25 @@ def plan_adaptive(
         drifting_requests=drop.requests,
         prompts=prompts,
     )
+
+
+def baseline_strength(
+    baseline_samples: int, *, screening: int = 3, baseline_rate: float = 0.9, effect: float = 0.4
+) -> tuple[float, float]:
+    """Chance a lone pair dropping ``baseline_rate`` → ``baseline_rate - effect`` is flagged by
+    ``samples: auto`` with a baseline of ``baseline_samples``, and with the default 30: what a
+    report tells the owner of a thin baseline."""
+    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES, AdaptivePolicy
+    from promptcanary.core.verdict.power import adaptive_outcome
+
+    policy = AdaptivePolicy(screening=max(2, screening))
+    now, rich = (
+        adaptive_outcome(
+            baseline_rate=baseline_rate,
+            current_rate=baseline_rate - effect,
+            baseline_samples=n,
+            policy=policy,
+        ).flagged
+        for n in (baseline_samples, DEFAULT_BASELINE_SAMPLES)
+    )
+    return now, rich

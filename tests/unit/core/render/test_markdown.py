@@ -13,6 +13,7 @@ from tests.unit.core.render.samples import (
     assert_golden,
     comparison,
     drift_report,
+    adaptive_report,
     sampled_report,
 )
 
@@ -26,6 +27,20 @@ def test_golden_sampled_report() -> None:
         sampled_report(), run_url="https://github.com/acme/shop/actions/runs/42"
     )
     assert_golden("drift_sampled.md", reporter.to_markdown())
+
+
+def test_golden_adaptive_report() -> None:
+    md = DriftReporter(adaptive_report()).to_markdown()
+    assert_golden("drift_adaptive.md", md)
+    assert "baseline 27/30 → screening 1/3 → confirmation 9/30, p = 0.003 (adjusted)" in md
+    assert "1 pair looked different" not in md and "2 pairs looked different" in md
+    assert "costing 40 extra requests" in md and "re-record" not in md
+
+
+def test_adaptive_report_on_a_thin_baseline_suggests_a_richer_one() -> None:
+    md = DriftReporter(adaptive_report(baseline_samples=5)).to_markdown()
+    assert "The baseline has 5 samples per prompt" in md and "single-sample" not in md
+    assert "caught 11% of the time with it, 81% with a baseline of 30" in md
 
 
 def test_golden_inconclusive_report() -> None:
