@@ -10,10 +10,10 @@ from promptcanary.core.models import ProbeComparison
 from promptcanary.core.render.budget import MIN_BUDGET
 from promptcanary.core.reporter import DriftReporter, markdown_marker
 from tests.unit.core.render.samples import (
+    adaptive_report,
     assert_golden,
     comparison,
     drift_report,
-    adaptive_report,
     sampled_report,
 )
 
