@@ -24,9 +24,9 @@ adaptive policy, in three steps:
 Why the screening samples join the baseline side: the selection looked at the baseline too, and
 picked pairs whose baseline happened to sit high against a low screening (or low against a high
 one, for gains). Testing fresh samples against that same baseline would inherit the tilt (measured:
-6 % false alarms at 4 screening samples). Given the pooled baseline + screening counts, which of
-them fell in the screening is random under no change, and the selection favours pools that lean
-*away* from the tested direction, so the test becomes conservative instead (0.5 % false alarms).
+6.4 % false alarms with 4 screening samples). Given the pooled baseline + screening counts, which
+of them fell in the screening is random under no change, and the selection favours pools that
+lean *away* from the tested direction, so the test becomes conservative instead (1.9 %).
 
 Everything here is a pure function of :class:`~promptcanary.core.comparator.Side` summaries; the
 measuring loop that calls a provider is :func:`promptcanary.core.run.adaptive.measure_adaptive`.
