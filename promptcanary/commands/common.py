@@ -201,8 +201,9 @@ def execute_run(
     any other run sends each prompt once. A replay repeats the saved samples.
     """
     samples = parse_samples(flags.samples)
-    if samples is None and flags.replay is not None:
-        samples = getattr(provider, "samples", None)  # replay as many samples as were saved
+    if (samples is None or samples == "auto") and flags.replay is not None:
+        # Replay as many samples as were saved: a replay cannot answer new ones.
+        samples = getattr(provider, "samples", None)
     if samples == "auto" or (samples is None and suite.settings.adaptive):
         samples = None
         if for_baseline:
