@@ -63,7 +63,11 @@ ConcurrencyOpt = Annotated[
     int | None, typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
 ]
 SamplesOpt = Annotated[
-    int | None, typer.Option(help="Times each prompt is sent [default: 1 or canary.yaml].")
+    str | None,
+    typer.Option(
+        help='Times each prompt is sent, or "auto": screen, then confirm where it looks '
+        "changed [default: canary.yaml, else auto]."
+    ),
 ]
 MaxCostOpt = Annotated[
     float | None, typer.Option("--max-cost", help="Stop sending requests after this many USD.")
@@ -118,6 +122,16 @@ def run(
     ] = False,
     baseline_dir: BaselineDirOpt = None,
     note: Annotated[str, typer.Option(help="Note stored with a saved baseline.")] = "",
+    baseline_samples: Annotated[
+        int | None,
+        typer.Option(
+            "--baseline-samples",
+            min=1,
+            max=1000,
+            help="Samples per prompt for --save-baseline with samples: auto "
+            "[default: canary.yaml, else 30].",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", "--output-json", help="Write the run as JSON."),

@@ -49,6 +49,7 @@ __all__ = [
     "load_run",
     "make_provider",
     "measure",
+    "parse_samples",
     "resolve_model",
     "unusable_reason",
 ]
@@ -66,8 +67,11 @@ class Overrides:
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
-    samples: int | None = None
-    """Times each prompt is sent; None: the suite's (a replay: as many as were saved)."""
+    samples: int | str | None = None
+    """Times each prompt is sent, or ``"auto"`` (adaptive checks); None: the suite's setting (a
+    replay: as many as were saved)."""
+    baseline_samples: int | None = None
+    """Samples per prompt when recording a baseline with ``samples: auto``; None: the suite's."""
     concurrency: int | None = None
     max_cost_usd: float | None = None
     api_base: str | None = None
@@ -157,17 +161,66 @@ def make_provider(model: str, overrides: Overrides) -> BaseLLMProvider:
 # ── Measuring ────────────────────────────────────────────────────────────────────────────────────
 
 
+def parse_samples(value: int | str | None, *, field: str = "samples") -> int | str | None:
+    """A samples setting: ``"auto"`` or an integer from 1 to 1000 (None: not given).
+
+    Raises:
+        ConfigError: anything else, naming ``field``.
+    """
+    if value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000
+    ):
+        return value
+    text = str(value).strip().lower()
+    if text == "auto":
+        return "auto"
+    if text.isdigit() and 1 <= int(text) <= 1000:
+        return int(text)
+    raise ConfigError(f'must be "auto" or an integer from 1 to 1000 (got {value!r})', field=field)
+
+
 def measure(
     suite: CanarySuite,
     provider: BaseLLMProvider,
     overrides: Overrides,
     *,
     progress: ProgressCallback | None = None,
+    baseline: BaselineSnapshot | None = None,
+    for_baseline: bool = False,
 ) -> CanaryRunResult:
-    """Run every prompt of ``suite`` with the overrides applied (a replay keeps its sample count)."""
+    """Run ``suite`` with the overrides applied, under the sampling policy.
+
+    With ``samples: auto`` (the default): a run recorded as a baseline (``for_baseline``) sends
+    every prompt ``baseline_samples`` times (override, else canary.yaml, default 30); a run that
+    will be compared with ``baseline`` is an adaptive check (screen every prompt, confirm only the
+    pairs that look different: :func:`~promptcanary.core.run.adaptive.measure_adaptive`); any
+    other run sends each prompt once. An integer ``samples`` is a fixed count. A replay repeats
+    the samples it saved, whatever the setting: it cannot answer new ones.
+    """
     samples = overrides.samples
-    if samples is None and overrides.replay is not None:
+    if (samples is None or samples == "auto") and overrides.replay is not None:
         samples = getattr(provider, "samples", None)
+    if samples == "auto" or (samples is None and suite.settings.adaptive):
+        samples = None
+        if for_baseline:
+            samples = overrides.baseline_samples or suite.settings.baseline_samples
+        elif baseline is not None:
+            from promptcanary.core.run.adaptive import measure_adaptive
+            from promptcanary.core.run.options import RunOptions
+            from promptcanary.core.verdict.adaptive import AdaptivePolicy
+
+            options = RunOptions.from_settings(
+                suite.settings,
+                temperature=overrides.temperature,
+                max_tokens=overrides.max_tokens,
+                seed=overrides.seed,
+                concurrency=overrides.concurrency,
+                max_cost_usd=overrides.max_cost_usd,
+                show_progress=False,
+            )
+            policy = AdaptivePolicy.from_settings(suite.settings)
+            return measure_adaptive(suite, provider, baseline, policy, options, progress=progress)
+    assert samples is None or isinstance(samples, int)
     return suite.run(
         provider,
         temperature=overrides.temperature,

@@ -76,12 +76,19 @@ def action(
         f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
         f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
     )
-    run = run_suite(target, config, make_provider)
+    provider = make_provider(target.model, config)
+    promote = plan.activity == "promote"
+    # The baseline is found first: an adaptive check (samples: auto) screens against it.
+    baseline = (
+        None
+        if promote
+        else latest_baseline(store_for(config), target.suite.name, provider.config.model_id)
+    )
+    run = run_suite(target, config, provider, baseline=baseline, for_baseline=promote)
     folder = reports_dir(context, warn=lambda text: workflow.warning(text, title="PromptCanary"))
     files = ReportFiles(folder, run.suite_name, run.provider.model_id, owner_of=context.workspace)
-    if plan.activity == "promote":
+    if promote:
         return flows.promoted(session, target, run, files)
-    baseline = latest_baseline(store_for(config), run.suite_name, run.provider.model_id)
     if baseline is None:
         return flows.no_baseline(session, target, run, files)
     return flows.compared(session, target, run, baseline, files)

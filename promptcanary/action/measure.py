@@ -42,6 +42,7 @@ def overrides_for(config: ActionConfig) -> pipeline.Overrides:
         max_tokens=config.max_tokens,
         seed=config.seed,
         samples=config.samples,
+        baseline_samples=config.baseline_samples,
         concurrency=config.concurrency,
         replay=config.replay_path,
         regression_threshold=config.regression_threshold,
@@ -78,11 +79,22 @@ def default_provider(model: str, config: ActionConfig) -> BaseLLMProvider:
 
 
 def run_suite(
-    target: Target, config: ActionConfig, make_provider: ProviderFactory
+    target: Target,
+    config: ActionConfig,
+    provider: BaseLLMProvider,
+    *,
+    baseline: BaselineSnapshot | None = None,
+    for_baseline: bool = False,
 ) -> CanaryRunResult:
-    """Run every prompt of the suite (settings from the inputs, else from canary.yaml)."""
-    provider = make_provider(target.model, config)
-    return pipeline.measure(target.suite, provider, overrides_for(config))
+    """Run the suite under the sampling policy (see :func:`pipeline.measure`): an adaptive check
+    against ``baseline``, or ``baseline_samples`` per prompt for a run to be promoted."""
+    return pipeline.measure(
+        target.suite,
+        provider,
+        overrides_for(config),
+        baseline=baseline,
+        for_baseline=for_baseline,
+    )
 
 
 def store_for(config: ActionConfig) -> FileBaselineStore:

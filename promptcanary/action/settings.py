@@ -33,6 +33,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "improvement-threshold": "",
     "concurrency": "",
     "samples": "",
+    "baseline-samples": "",
     "temperature": "",
     "max-tokens": "",
     "seed": "",
@@ -60,7 +61,10 @@ class ActionConfig:
     regression_threshold: float | None
     improvement_threshold: float | None
     concurrency: int | None
-    samples: int | None
+    samples: int | str | None
+    """Times each prompt is sent, or "auto" (adaptive checks); None: the suite's setting."""
+    baseline_samples: int | None
+    """Samples per prompt of a promoted baseline with ``samples: auto``; None: the suite's."""
     temperature: float | None
     max_tokens: int | None
     seed: int | None
@@ -154,7 +158,8 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         regression_threshold=_number(environ, "regression-threshold", 0.0, 1.0),
         improvement_threshold=_number(environ, "improvement-threshold", 0.0, 1.0),
         concurrency=_integer(environ, "concurrency", 1, 512),
-        samples=_integer(environ, "samples", 1, 1000),
+        samples=_samples(environ, "samples"),
+        baseline_samples=_integer(environ, "baseline-samples", 2, 1000),
         temperature=_number(environ, "temperature", 0.0, 2.0),
         max_tokens=_integer(environ, "max-tokens", 1, 1_000_000),
         seed=_integer(environ, "seed", None, None),
@@ -263,6 +268,18 @@ def _integer(
     if (low is not None and value < low) or (high is not None and value > high):
         raise _invalid(name, raw, bounds)
     return value
+
+
+def _samples(environ: Mapping[str, str], name: str) -> int | str | None:
+    raw = read_input(environ, name)
+    if not raw:
+        return None
+    text = raw.strip().lower()
+    if text == "auto":
+        return "auto"
+    if text.isdigit() and 1 <= int(text) <= 1000:
+        return int(text)
+    raise _invalid(name, raw, '"auto" or a whole number from 1 to 1000')
 
 
 def _label(environ: Mapping[str, str], name: str) -> str:

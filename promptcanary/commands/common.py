@@ -13,7 +13,7 @@ from promptcanary.errors import InputError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptcanary.core.models import CanaryRunResult, DriftReport
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.suite import CanarySuite
     from promptcanary.pipeline import Overrides
     from promptcanary.providers.base import BaseLLMProvider
@@ -107,7 +107,7 @@ class RunFlags:
     max_tokens: int | None = None
     seed: int | None = None
     concurrency: int | None = None
-    samples: int | None = None
+    samples: int | str | None = None
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
@@ -117,21 +117,21 @@ class RunFlags:
     no_progress: bool = False
     quiet: bool = False
 
-    def overrides(self, **thresholds: float | None) -> Overrides:
+    def overrides(self, **extra: Any) -> Overrides:
         """The flags that change the run (and, for compare, the thresholds) as one value."""
-        from promptcanary.pipeline import Overrides
+        from promptcanary.pipeline import Overrides, parse_samples
 
         return Overrides(
             model=self.provider,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
             seed=self.seed,
-            samples=self.samples,
+            samples=parse_samples(self.samples, field="--samples"),
             concurrency=self.concurrency,
             max_cost_usd=self.max_cost,
             api_base=self.api_base,
             replay=self.replay,
-            **thresholds,
+            **extra,
         )
 
 
@@ -140,6 +140,9 @@ def measure(
     flags: RunFlags,
     overrides: Overrides,
     provider: BaseLLMProvider | None = None,
+    *,
+    baseline: BaselineSnapshot | None = None,
+    for_baseline: bool = False,
 ) -> CanaryRunResult:
     """Run ``suite`` through the pipeline (building the provider unless given), with progress."""
     from promptcanary import pipeline
@@ -147,4 +150,11 @@ def measure(
     if provider is None:
         provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
     show = not flags.no_progress and not flags.quiet
-    return pipeline.measure(suite, provider, overrides, progress=progress_callback(show))
+    return pipeline.measure(
+        suite,
+        provider,
+        overrides,
+        progress=progress_callback(show),
+        baseline=baseline,
+        for_baseline=for_baseline,
+    )

@@ -106,7 +106,7 @@ def compare_command(args: CompareArgs) -> int:
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
         snapshot = _baseline(args, store, suite.name, provider.config.model_id)
-        current = measure(suite, args, overrides, provider)
+        current = measure(suite, args, overrides, provider, baseline=snapshot)
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))
 

@@ -19,8 +19,12 @@ description: "Canary prompts guarding our production LLM features."
 # Default model (a LiteLLM model string); `-p` on the command line overrides it.
 provider: openai/gpt-4o-mini
 
-# Send each prompt several times to get statistically sound verdicts (see docs/verdicts.md).
-samples: 1
+# How many times each prompt is sent. `auto` (the default): the baseline is recorded once with
+# `baseline_samples` per prompt; each check screens every prompt 3 times and sends more samples
+# only where a result looks different, so a drop is confirmed before it fails a check
+# (docs/verdicts.md). An integer sends every prompt that many times instead.
+samples: auto
+baseline_samples: 30
 concurrency: 8
 # max_cost_usd: 1.00          # stop sending requests once this much was spent
 

@@ -56,5 +56,17 @@ def plan_command(
         model=provider,
         pricer=token_price,
     )
-    stdout_console().print(planning.describe(result), markup=False, soft_wrap=True)
+    text = planning.describe(result)
+    if suite is None or suite.settings.adaptive:
+        # One piece of advice: samples: auto first (the default), the fixed count as the
+        # alternative for suites that set an integer.
+        adaptive = planning.plan_adaptive(
+            effect, baseline_rate=baseline_rate, alpha=alpha, power=power, suite=suite
+        )
+        text = (
+            "\n".join(adaptive.lines())
+            + "\n\nWith a fixed sample count instead (samples: N):\n"
+            + text
+        )
+    stdout_console().print(text, markup=False, soft_wrap=True)
     return EXIT_OK

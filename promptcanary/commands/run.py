@@ -26,14 +26,15 @@ class RunArgs(RunFlags):
     note: str = ""
     output: Path | None = None
     fail_on_failure: bool = False
+    baseline_samples: int | None = None
 
 
 def run_command(args: RunArgs) -> int:
     from promptcanary import pipeline
 
     suite = load_suite(args.config)
-    overrides = args.overrides()
-    run = measure(suite, args, overrides)
+    overrides = args.overrides(baseline_samples=args.baseline_samples)
+    run = measure(suite, args, overrides, for_baseline=args.save_baseline)
 
     # The run is written before anything can fail, so a measured run is never lost.
     if args.output:

@@ -23,6 +23,7 @@ from promptcanary.core.models import (
     ProbeResult,
 )
 from promptcanary.core.text import clip
+from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES
 from promptcanary.core.verdict.pairs import Side
 
 #: Longest excerpt of a prompt/response kept in a report for a changed pair.
@@ -114,18 +115,38 @@ def _compare(
     # the runs' nominal `samples`, since errors thin them out); every other pair gets the
     # documented threshold rule, so single-sample runs behave exactly as before.
     pairs = [(b_sides.get(k) or Side(), c_sides.get(k) or Side()) for k in keys]
-    verdicts = decision.decide_multi(
-        pairs,
-        regression_threshold=regression_threshold,
-        improvement_threshold=improvement_threshold,
-        alpha=alpha,
-        min_effect=min_effect,
-    )
+    record = current.adaptive
+    if record is not None:
+        # An adaptive run: confirmed pairs are decided on their fresh confirmation samples,
+        # the others on screening (see core/verdict/adaptive.py).
+        from promptcanary.core.verdict.adaptive import judge
+
+        judged = judge(
+            pairs,
+            keys,
+            record,
+            regression_threshold=regression_threshold,
+            improvement_threshold=improvement_threshold,
+            alpha=alpha,
+            min_effect=min_effect,
+        )
+        verdicts = [j.verdict for j in judged]
+        pairs = [(b, j.current) for (b, _), j in zip(pairs, judged)]
+    else:
+        judged = None
+        verdicts = decision.decide_multi(
+            pairs,
+            regression_threshold=regression_threshold,
+            improvement_threshold=improvement_threshold,
+            alpha=alpha,
+            min_effect=min_effect,
+        )
 
     texts = _Texts(base_run, current)
     comparisons: list[ProbeComparison] = []
-    for (probe_id, prompt_id), (b, c), verdict in zip(keys, pairs, verdicts):
-        meta = (c.results or b.results)[0]
+    for index, ((probe_id, prompt_id), (b, c), verdict) in enumerate(zip(keys, pairs, verdicts)):
+        adaptive = judged[index] if judged is not None else None
+        meta = (c.results or b.results or (adaptive.screening.results if adaptive else []))[0]
         changed = verdict.regression or verdict.improvement or verdict.inconclusive
         comparisons.append(
             ProbeComparison(
@@ -154,6 +175,10 @@ def _compare(
                 p_value=verdict.p_value,
                 p_adjusted=verdict.p_adjusted,
                 flaky=0 < b.passes < b.n,
+                screening_samples=adaptive.screening.n if adaptive else None,
+                screening_pass_count=adaptive.screening.passes if adaptive else None,
+                confirmed=adaptive.confirmed if adaptive else False,
+                stopped_early=adaptive.stopped_early if adaptive else False,
                 prompt_text=texts.prompt(prompt_id) if changed else None,
                 baseline_response=texts.baseline(prompt_id) if changed else None,
                 current_response=texts.current(prompt_id) if changed else None,
@@ -180,6 +205,12 @@ def _compare(
         baseline_samples=base_run.samples,
         current_samples=current.samples,
         aborted=current.aborted,
+        adaptive=record is not None,
+        confirmation_requests=record.confirmation_requests if record is not None else 0,
+        thin_baseline=_thin_baseline(base_run.samples, current.samples)
+        if record is not None
+        else None,
+        recommended_baseline_samples=DEFAULT_BASELINE_SAMPLES,
     )
 
 
@@ -254,3 +285,12 @@ def score_to_emoji(score: float) -> str:
     if score >= 0.60:
         return "🟠"
     return "🔴"
+
+
+def _thin_baseline(baseline_samples: int, screening: int) -> tuple[float, float] | None:
+    """(detection now, detection with a recommended baseline) when the baseline is thin."""
+    if not 2 <= baseline_samples < DEFAULT_BASELINE_SAMPLES:
+        return None
+    from promptcanary.core.verdict.planning import baseline_strength
+
+    return baseline_strength(baseline_samples, screening=screening)

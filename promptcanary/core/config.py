@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from promptcanary.core.models import CanaryPrompt
+from promptcanary.core.verdict.adaptive import (
+    DEFAULT_BASELINE_SAMPLES,
+    DEFAULT_BATCH,
+    DEFAULT_CAP,
+    DEFAULT_FUTILITY,
+    DEFAULT_SCREEN_ALPHA,
+    DEFAULT_SCREENING,
+)
 from promptcanary.errors import ConfigError, validation_parts
 
 if TYPE_CHECKING:
@@ -32,8 +40,26 @@ class SuiteSettings(BaseModel):
     """max_tokens override."""
     seed: int | None = None
     """Seed override."""
-    samples: int = Field(default=1, ge=1, le=1000)
-    """How many times each prompt is sent."""
+    samples: int | Literal["auto"] = "auto"
+    """How many times each prompt is sent in a check run: ``auto`` (default) screens every
+    prompt with ``screening_samples`` and confirms only the pairs that look changed (see
+    docs/verdicts.md); an integer sends every prompt that many times (the fixed rule). A plain
+    ``run`` with ``auto`` and nothing to compare sends each prompt once."""
+    baseline_samples: int = Field(default=DEFAULT_BASELINE_SAMPLES, ge=1, le=1000)
+    """Samples per prompt when a baseline is recorded with ``samples: auto`` (paid once per
+    baseline, not on every check)."""
+    screening_samples: int = Field(default=DEFAULT_SCREENING, ge=2, le=100)
+    """``samples: auto``: samples per prompt in the screening phase."""
+    confirmation_batch: int = Field(default=DEFAULT_BATCH, ge=1, le=1000)
+    """``samples: auto``: confirmation samples drawn per round for each prompt still open."""
+    confirmation_cap: int = Field(default=DEFAULT_CAP, ge=2, le=1000)
+    """``samples: auto``: most confirmation samples per prompt."""
+    screen_alpha: float = Field(default=DEFAULT_SCREEN_ALPHA, gt=0.0, lt=1.0)
+    """``samples: auto``: a gain seen in screening goes to confirmation when its p-value is at
+    most this (a drop of at least ``min_effect`` always goes; the verdict is made on fresh
+    samples)."""
+    futility: float = Field(default=DEFAULT_FUTILITY, gt=0.0, le=1.0)
+    """``samples: auto``: confirmation stops early once its p-value is above this (1: never)."""
     concurrency: int = Field(default=8, ge=1, le=512)
     """Requests in flight at once."""
     max_cost_usd: float | None = Field(default=None, gt=0)
@@ -62,6 +88,35 @@ class SuiteSettings(BaseModel):
                 "must not be empty; give a LiteLLM model string such as openai/gpt-4o-mini"
             )
         return v.strip() if v is not None else None
+
+    @field_validator("samples", mode="before")
+    @classmethod
+    def _samples(cls, value: Any) -> Any:
+        # One clear message instead of pydantic's two (one per member of the union).
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
+            return value
+        raise ValueError('must be "auto" or an integer from 1 to 1000')
+
+    @model_validator(mode="after")
+    def _futility_above_alpha(self) -> SuiteSettings:
+        if self.futility <= self.alpha:
+            raise ValueError(
+                f"futility ({self.futility:g}) must be above alpha ({self.alpha:g}): a pair "
+                "stopped early must be one that could not have been flagged"
+            )
+        return self
+
+    @property
+    def adaptive(self) -> bool:
+        """True when check runs use the adaptive policy (``samples: auto``)."""
+        return self.samples == "auto"
+
+    @property
+    def fixed_samples(self) -> int:
+        """Samples per prompt for a plain run: the integer setting, 1 with ``auto``."""
+        return self.samples if isinstance(self.samples, int) else 1
 
 
 #: Top-level keys of canary.yaml besides the settings.
@@ -141,9 +196,10 @@ def parse_settings(data: dict[str, Any]) -> SuiteSettings:
         return SuiteSettings.model_validate(values)
     except ValidationError as exc:
         loc, msg, value = validation_parts(exc)
-        key = loc[0] if loc else "?"
+        key = loc[0] if loc else "futility"
+        shown = value if loc else data.get(key)
         raise ConfigError(
-            f"{msg} (got {value!r})",
+            f"{msg} (got {shown!r})",
             line=line_of(data, key),
             field=key,
         ) from exc

@@ -54,7 +54,7 @@ def test_first_run_comments_then_a_drifting_run_edits_that_comment_and_fails(wor
     assert mine[0]["body"].startswith("<!-- promptcanary: suite=support-bot, model=openai/fake")
     assert first.outputs["comment-url"] == mine[0]["html_url"]
     assert "No drift" in first.summary and "No drift" in mine[0]["body"]
-    assert len(llm.requests) == 4
+    assert len(llm.requests) == 4 * 3  # samples: auto screens each of the 4 prompts 3 times
 
     # The model drifts on two of four prompts: 50 % regressions, critical.
     answers["capital"] = "I would rather not say."

@@ -57,7 +57,7 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.outputs["result"] == "promoted"
-    assert len(llm.requests) == 4
+    assert len(llm.requests) == 4 * 30  # a promoted baseline: baseline_samples (30) per prompt
     # One commit on the PR's head branch, on top of the measured head, holding exactly the file
     # saved in the workspace (readable by the runner's later steps).
     commits = gh.repos[REPO].commits

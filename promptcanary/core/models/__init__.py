@@ -19,9 +19,11 @@ from promptcanary.core.models.drift import (
 )
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
+    AdaptiveRecord,
     BaselineSnapshot,
     CanaryPrompt,
     CanaryRunResult,
+    ConfirmedPair,
     LLMResponse,
     ProbeCategory,
     ProbeResult,
@@ -33,9 +35,11 @@ from promptcanary.core.models.usage import UsageSummary, percentile
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AdaptiveRecord",
     "BaselineSnapshot",
     "CanaryPrompt",
     "CanaryRunResult",
+    "ConfirmedPair",
     "DriftReport",
     "DriftSeverity",
     "LLMResponse",

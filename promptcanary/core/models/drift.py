@@ -59,6 +59,8 @@ class ReportFormat(str, Enum):
 FISHER = "fisher"
 MANN_WHITNEY = "mann_whitney"
 THRESHOLD = "threshold"
+#: ``method`` of a pair of an adaptive run that screening did not send to confirmation.
+SCREENING = "screening"
 
 
 class SuiteChange(BaseModel):
@@ -138,6 +140,15 @@ class ProbeComparison(BaseModel):
     """p-value adjusted for multiple comparisons (Benjamini–Hochberg)."""
     flaky: bool = False
     """The baseline itself is unstable: pass rate strictly between 0 and 1."""
+    screening_samples: int | None = None
+    """Adaptive runs: measured screening samples (then ``current_*`` are the confirmation
+    samples for a confirmed pair, the screening samples otherwise)."""
+    screening_pass_count: int | None = None
+    """Adaptive runs: passing screening samples."""
+    confirmed: bool = False
+    """Adaptive runs: the pair went to confirmation and was decided on fresh samples."""
+    stopped_early: bool = False
+    """Adaptive runs: confirmation stopped before its cap (the samples showed no change)."""
     prompt_text: str | None = None
     """Excerpt of the prompt, kept for changed pairs so a report is self-contained."""
     baseline_response: str | None = None
@@ -214,6 +225,15 @@ class DriftReport(BaseModel):
     """Samples per prompt in the current run."""
     aborted: str | None = None
     """Why the current run stopped early, if it did."""
+    adaptive: bool = False
+    """The current run was adaptive (``samples: auto``): screened, then confirmed where needed."""
+    confirmation_requests: int = 0
+    """Adaptive runs: extra requests the confirmation cost."""
+    thin_baseline: tuple[float, float] | None = None
+    """Adaptive runs against a baseline with fewer samples than recommended: the chance a prompt
+    falling from 90 % to 50 % is caught with this baseline, and with a recommended one."""
+    recommended_baseline_samples: int = 30
+    """Samples per prompt a baseline should have (``baseline_samples``)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -271,6 +291,9 @@ class DriftReport(BaseModel):
     @property
     def single_sample(self) -> bool:
         """True when the verdict used the single-sample threshold rule."""
+        if self.adaptive:
+            # Screening has several samples; only a single-sample baseline forces the old rule.
+            return self.baseline_samples < 2
         return self.baseline_samples < 2 or self.current_samples < 2
 
     @property

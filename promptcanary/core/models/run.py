@@ -9,7 +9,7 @@ import uuid
 from collections import defaultdict
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -51,6 +51,10 @@ def _json_fallback(value: Any) -> Any:
         return value.__name__
     return str(value)
 
+
+#: Phase of an adaptive run: every prompt is *screened* with a few samples, and the pairs whose
+#: screening looks different from the baseline get fresh *confirmation* samples.
+Phase = Literal["screening", "confirmation"]
 
 # ── Enums ────────────────────────────────────────────────────────────────────────────────────
 
@@ -196,6 +200,9 @@ class LLMResponse(BaseModel):
     """How many attempts the call took (1 = no retry)."""
     tool_calls: list[dict[str, Any]] | None = None
     """Native tool calls the model returned, OpenAI shape: {id, type, function: {name, arguments}}."""
+    phase: Phase | None = None
+    """Which phase of an adaptive run (``samples: auto``) drew this sample: ``"screening"`` or
+    ``"confirmation"``; None in a run with a fixed sample count (and in older files)."""
 
     @property
     def ok(self) -> bool:
@@ -242,6 +249,9 @@ class ProbeResult(BaseModel):
             return v
         return dict(json.loads(json.dumps(v, default=_json_fallback)))
 
+    phase: Phase | None = None
+    """Phase of an adaptive run the probed sample belongs to (see :attr:`LLMResponse.phase`)."""
+
     @field_validator("score", mode="before")
     @classmethod
     def _finite_score(cls, v: Any) -> Any:
@@ -268,6 +278,52 @@ class ProbeSpec(BaseModel):
 
 
 # ── Runs ─────────────────────────────────────────────────────────────────────────────────────
+
+
+class ConfirmedPair(BaseModel):
+    """A (probe, prompt) pair whose screening looked different from the baseline."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probe_id: str
+    """Probe id in the suite."""
+    prompt_id: str
+    """Prompt id."""
+    direction: Literal["drop", "gain"]
+    """Which way the screening moved; the confirmation test looks this way only."""
+    method: str
+    """Test fixed at screening: ``fisher`` (pass counts) or ``mann_whitney`` (scores)."""
+    stopped_early: bool = False
+    """Confirmation stopped before the cap because its samples showed no such change."""
+
+
+class AdaptiveRecord(BaseModel):
+    """What an adaptive run did, kept with the run so any later comparison uses the same choice."""
+
+    model_config = ConfigDict(frozen=True)
+
+    screening: int
+    """Samples per prompt in the screening phase."""
+    batch: int
+    """Confirmation samples drawn per round."""
+    cap: int
+    """Most confirmation samples per prompt."""
+    screen_alpha: float
+    """A screened gain goes to confirmation when its p-value is at most this (drops always)."""
+    futility: float
+    """Confirmation stops early when its p-value so far is above this."""
+    baseline_snapshot_id: str | None = None
+    """The baseline the screening was compared with."""
+    confirmed: list[ConfirmedPair] = Field(default_factory=list)
+    """Pairs sent to confirmation."""
+    screening_requests: int = 0
+    """Requests spent on screening."""
+    confirmation_requests: int = 0
+    """Extra requests spent on confirmation."""
+
+    def pairs(self) -> dict[tuple[str, str], ConfirmedPair]:
+        """Confirmed pairs by (probe_id, prompt_id)."""
+        return {(c.probe_id, c.prompt_id): c for c in self.confirmed}
 
 
 class CanaryRunResult(BaseModel):
@@ -299,6 +355,9 @@ class CanaryRunResult(BaseModel):
     """How many times each prompt was sent."""
     aborted: str | None = None
     """Why the run stopped early (authentication refused, budget spent...), if it did."""
+    adaptive: AdaptiveRecord | None = None
+    """How an adaptive run (``samples: auto``) went: which pairs went to confirmation, in which
+    direction, and what it cost. None for a run with a fixed sample count."""
 
     # Probe results that errored measure nothing; they are left out of scores and rates.
     def _measured(self) -> list[ProbeResult]:

@@ -180,6 +180,7 @@ class ReportView:
     counts: dict[str, int]
     model_changed: str | None
     single_sample_note: str | None
+    adaptive_note: str | None
     regressions: list[PairView]
     improvements: list[PairView]
     inconclusive_groups: list[tuple[str, list[PairView]]]
@@ -222,7 +223,11 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     if report.is_inconclusive:
         return fmt.INCONCLUSIVE_ICON, f"Inconclusive: {fmt.INCONCLUSIVE_WORDS}"
     icon = fmt.SEVERITY_ICONS[report.severity]
+    # The first line says when the single-sample threshold rule decided: it cannot tell noise
+    # from change, and a gate that fails on it should not look like a tested verdict.
+    rule = " (single-sample threshold rule)" if report.single_sample and report.comparisons else ""
     words = "No drift" if not report.has_drift else f"{report.severity.value.upper()} drift"
+    words += rule
     if report.suite_changed:
         words += ", suite changed"
     return icon, words
@@ -233,9 +238,31 @@ def _single_sample_note(report: DriftReport) -> str | None:
         return None
     return (
         "Single-sample verdict: each prompt was measured once on at least one side, so the "
-        "threshold rule decided and a change may be noise. Set `samples: 5` in canary.yaml "
-        "(or `--samples 5`) for a statistically tested verdict."
+        "threshold rule decided and a change may be noise. Set `samples: auto` in canary.yaml "
+        f"and record the baseline with {report.recommended_baseline_samples} samples per prompt "
+        "(`baseline_samples`, used by `run --save-baseline`) for a statistically tested verdict."
     )
+
+
+def _adaptive_note(report: DriftReport) -> str | None:
+    """How an adaptive check spent its samples, and whether a richer baseline would help."""
+    if not report.adaptive:
+        return None
+    confirmed = [c for c in report.comparisons if c.confirmed]
+    text = (
+        f"Adaptive check (`samples: auto`): every prompt screened with {report.current_samples} "
+        f"samples; {fmt.plural(len(confirmed), 'pair')} looked different and went to "
+        f"confirmation, costing {report.confirmation_requests:,} extra requests."
+    )
+    if report.thin_baseline is not None:
+        now, rich = report.thin_baseline
+        text += (
+            f" The baseline has {report.baseline_samples} samples per prompt: a prompt falling "
+            f"from 90% to 50% is caught {now:.0%} of the time with it, {rich:.0%} with a "
+            f"baseline of {report.recommended_baseline_samples} (`baseline_samples`; re-record it with "
+            "`promptcanary run --save-baseline`)."
+        )
+    return text
 
 
 def _regression_order(c: ProbeComparison) -> tuple[float, float, float, str, str]:
@@ -315,6 +342,7 @@ def build_report_view(
         },
         model_changed=one_line(changed, 400) if changed else None,
         single_sample_note=_single_sample_note(report),
+        adaptive_note=_adaptive_note(report),
         regressions=views(regressions, "regression"),
         improvements=views(improvements, "improvement"),
         inconclusive_groups=shown_groups,

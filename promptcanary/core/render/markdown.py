@@ -77,6 +77,8 @@ def _header(view: ReportView) -> str:
         lines += ["", f"> ⚠️ **Model identity changed.** {md_text(view.model_changed, 400)}"]
     if view.single_sample_note:
         lines += ["", f"> ℹ️ {view.single_sample_note}"]
+    if view.adaptive_note:
+        lines += ["", f"> {view.adaptive_note}"]
     return "\n".join(lines)
 
 

@@ -77,6 +77,8 @@ def _header(view: ReportView) -> Panel:
         lines.append(T(f"Model identity changed: {view.model_changed}", "yellow"))
     if view.single_sample_note:
         lines.append(T(view.single_sample_note.replace("`", ""), "dim"))
+    if view.adaptive_note:
+        lines.append(T(view.adaptive_note.replace("`", ""), "dim"))
     return Panel(Group(*lines), title=title, title_align="left", box=box.ROUNDED, expand=True)
 
 

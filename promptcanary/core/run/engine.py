@@ -60,7 +60,8 @@ class RunExecution:
         self.options = options
         self.progress = progress
         self.policy = options.retry_policy()
-        self.jobs = [(p, s) for p in suite.prompts for s in range(options.samples)]
+        first = options.sample_offset
+        self.jobs = [(p, s) for p in suite.prompts for s in range(first, first + options.samples)]
         self.limiter = AIMDLimiter(options.concurrency)
         self.responses: list[LLMResponse | None] = [None] * len(self.jobs)
         self.results: list[list[ProbeResult]] = [[] for _ in self.jobs]

@@ -46,6 +46,9 @@ class RunOptions:
     """A probe still running after this many seconds is recorded as errored (None: no limit)."""
     adaptive: bool = True
     """Lower the concurrency on 429 and raise it again after successes (AIMD)."""
+    sample_offset: int = 0
+    """Index of the first sample (an adaptive run's confirmation rounds continue the numbering,
+    so a replay provider answers each sample with its own saved response)."""
 
     def __post_init__(self) -> None:
         for name, minimum in (("concurrency", 1), ("samples", 1), ("max_attempts", 1)):
@@ -65,7 +68,7 @@ class RunOptions:
             max_tokens=settings.max_tokens,
             seed=settings.seed,
             concurrency=settings.concurrency,
-            samples=settings.samples,
+            samples=settings.fixed_samples,
             max_cost_usd=settings.max_cost_usd,
             timeout=settings.timeout,
             max_attempts=settings.max_attempts,

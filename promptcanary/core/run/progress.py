@@ -72,7 +72,12 @@ class ProgressDisplay:
 
     def __call__(self, event: str, data: dict[str, Any]) -> None:
         if event == "start":
+            # A display may serve several runs in a row (an adaptive check's screening and
+            # confirmation rounds): each start begins a fresh count.
             self.total = int(data.get("total", 0))
+            self.done = self.errors = self.retries = 0
+            self.aborted = None
+            self.finished = False
             self.started = time.monotonic()
             self.on_start()
             return

@@ -3,8 +3,9 @@
 The sample size comes from the exact power of the multi-sample rule
 (:func:`promptcanary.core.verdict.power.samples_needed`): the smallest number of samples per prompt, on
 each side, at which a drop in pass rate from ``baseline_rate`` to ``baseline_rate - effect`` is
-flagged (one-sided Fisher's exact test at ``alpha``, observed drop at least ``min_effect``) with
-probability ``power``. The cost is the newest baseline's average tokens per request, times the
+flagged (two-sided Fisher's exact test at ``alpha``, i.e. one-sided at ``alpha / 2``, observed
+drop at least ``min_effect``) with probability ``power``. :func:`plan_adaptive` gives the same
+figures for ``samples: auto``. The cost is the newest baseline's average tokens per request, times the
 request count, times the model's price from LiteLLM's price map (``None`` when LiteLLM has no
 price for the model). Nothing here calls a model; LiteLLM is imported only to price tokens.
 """
@@ -39,7 +40,7 @@ class Plan:
     baseline_rate: float
     """Pass rate the prompt has today."""
     alpha: float
-    """Significance level of the one-sided Fisher test."""
+    """Significance level of the two-sided Fisher test."""
     power: float
     """Requested probability of flagging the drop."""
     min_effect: float
@@ -76,13 +77,18 @@ class Plan:
             return ""
         return f" / {self.pairs} pairs = {self.alpha / self.pairs:.2g}"
 
+    @property
+    def fixed(self) -> str:
+        """How a fixed count is tested."""
+        return f"two-sided Fisher test at alpha {self.alpha:g}{self._correction}"
+
     def lines(self) -> list[str]:
         """The plan as plain text lines, for a terminal."""
         out = [
             f"Samples per prompt: {self.samples}",
             f"  to detect a drop in pass rate {self.baseline_rate:.0%} → {self.target_rate:.0%} "
-            f"with power {self.achieved_power:.1%} (asked {self.power:.0%}), one-sided Fisher "
-            f"test at alpha {self.alpha:g}{self._correction}, minimum effect {self.min_effect:g}.",
+            f"with power {self.achieved_power:.1%} (asked {self.power:.0%}), {self.fixed}, "
+            f"minimum effect {self.min_effect:g}.",
             "  Use the same number of samples for the baseline and for each run.",
         ]
         if self.requests is not None:
@@ -154,7 +160,8 @@ def plan(
     samples, achieved = samples_needed(
         effect,
         baseline_rate=baseline_rate,
-        alpha=alpha / pairs,
+        # Fixed runs test two-sided (the direction is read from the data): alpha / 2 each way.
+        alpha=alpha / (2 * pairs),
         power=power,
         min_effect=min_effect,
     )
@@ -227,3 +234,167 @@ def _tokens_per_request(baseline: BaselineSnapshot) -> tuple[float, float] | Non
         sum(p for p, _ in counted) / len(counted),
         sum(c for _, c in counted) / len(counted),
     )
+
+
+# ── samples: auto ────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class AdaptivePlan:
+    """What ``samples: auto`` does for a drop of ``effect``: detection and requests per check."""
+
+    effect: float
+    """Drop in pass rate to detect."""
+    baseline_rate: float
+    """Pass rate the prompt has today."""
+    alpha: float
+    """False discovery rate of the confirmation tests."""
+    power: float
+    """Requested probability of flagging the drop."""
+    pairs: int
+    """(probe, prompt) pairs in the suite; the correction is planned over the confirmed ones."""
+    baseline_samples: int
+    """Samples per prompt in the baseline (recorded once)."""
+    screening: int
+    """Screening samples per prompt in every check."""
+    batch: int
+    """Confirmation samples per round."""
+    cap: int
+    """Most confirmation samples per prompt."""
+    planned_alpha: float
+    """Level one changed pair must clear: ``alpha`` over the confirmed pairs expected."""
+    detection: float
+    """Chance a pair that dropped by ``effect`` is flagged."""
+    false_alarm: float
+    """Chance a pair that did not change is flagged (regression or improvement)."""
+    healthy_requests: float
+    """Expected requests per check for a prompt that did not change."""
+    drifting_requests: float
+    """Expected requests per check for a prompt that dropped by ``effect``."""
+    prompts: int | None = None
+    """Prompts in the suite, when known."""
+
+    def lines(self) -> list[str]:
+        """The plan as plain text lines, for a terminal."""
+        target = self.baseline_rate - self.effect
+        out = [
+            f"samples: auto (recommended): baseline {self.baseline_samples} samples per prompt, "
+            f"recorded once; each check screens every prompt {self.screening} times and "
+            f"confirms the pairs that look changed, {self.batch} at a time up to {self.cap}.",
+            f"  Detection of a drop {self.baseline_rate:.0%} → {target:.0%} on one pair: "
+            f"{self.detection:.1%} (asked {self.power:.0%}; tested at "
+            f"{self.planned_alpha:.2g} for the correction over the confirmed pairs).",
+            f"  False alarm on one unchanged pair: {self.false_alarm:.2%}.",
+            f"  Requests per prompt per check: {self.healthy_requests:.1f} when nothing changed, "
+            f"{self.drifting_requests:.1f} for a prompt that dropped.",
+        ]
+        if self.prompts is not None:
+            out.append(
+                f"  Requests per check for {self.prompts} prompts: "
+                f"{self.healthy_requests * self.prompts:,.0f} when nothing changed, "
+                f"{self.drifting_requests * self.prompts:,.0f} if every prompt dropped; "
+                f"baseline {self.baseline_samples * self.prompts:,} once."
+            )
+        for k in (3, 5):
+            if self.prompts is None or self.prompts >= k:
+                out.append(
+                    f"  If {k} pairs drop like this, at least one is flagged: "
+                    f"{1 - (1 - self.detection) ** k:.1%}."
+                )
+        if self.detection < self.power:
+            out.append(
+                f"  A lone pair that drops this much is caught {self.detection:.0%} of the time "
+                f"(asked {self.power:.0%}): {self.screening} screening samples miss some drops and "
+                f"{self.baseline_samples} baseline samples bound the confirmation. Model updates "
+                "usually move several prompts at once (lines above); for lone drops, raise "
+                "baseline_samples, screening_samples and confirmation_cap, or use a fixed count."
+            )
+        return out
+
+
+def plan_adaptive(
+    effect: float,
+    *,
+    baseline_rate: float = 0.9,
+    alpha: float | None = None,
+    power: float = 0.95,
+    suite: CanarySuite | None = None,
+    prompts: int | None = None,
+    pairs: int | None = None,
+) -> AdaptivePlan:
+    """Detection and cost of ``samples: auto`` for a drop of ``effect`` in pass rate.
+
+    Exact (:func:`promptcanary.core.verdict.power.adaptive_outcome`), per pair. The correction
+    over confirmed pairs is planned for the worst case of one changed pair among ``pairs``: it
+    must clear ``alpha / m``, m = 1 + the unchanged pairs expected to go to confirmation. The
+    policy's settings come from the suite (defaults without one).
+    """
+    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
+    from promptcanary.core.verdict.power import _check_rates, adaptive_outcome
+
+    settings = suite.settings if suite is not None else SuiteSettings()
+    overrides = {"alpha": alpha} if alpha is not None else {}
+    policy = AdaptivePolicy.from_settings(settings, **overrides)
+    _check_rates(baseline_rate=baseline_rate, effect=effect, alpha=policy.alpha)
+    if not 0 < power < 1:
+        raise ConfigError(f"power must be between 0 and 1 (exclusive), got {power}", field="power")
+    if prompts is None and suite is not None:
+        prompts = len(suite.prompts)
+    if pairs is None:
+        pairs = len(suite.prompts) * len(suite.probes) if suite is not None else 1
+    big = settings.baseline_samples
+    healthy = adaptive_outcome(
+        baseline_rate=baseline_rate,
+        current_rate=baseline_rate,
+        baseline_samples=big,
+        policy=policy,
+    )
+    level = policy.alpha / (1 + (pairs - 1) * healthy.selected)
+
+    drop = adaptive_outcome(
+        baseline_rate=baseline_rate,
+        current_rate=baseline_rate - effect,
+        baseline_samples=big,
+        policy=policy,
+        alpha=level,
+    )
+    return AdaptivePlan(
+        effect=effect,
+        baseline_rate=baseline_rate,
+        alpha=policy.alpha,
+        power=power,
+        pairs=pairs,
+        baseline_samples=big,
+        screening=policy.screening,
+        batch=policy.batch,
+        cap=policy.cap,
+        planned_alpha=level,
+        detection=drop.flagged,
+        false_alarm=healthy.flagged + healthy.improvement,
+        healthy_requests=healthy.requests,
+        drifting_requests=drop.requests,
+        prompts=prompts,
+    )
+
+
+def baseline_strength(
+    baseline_samples: int, *, screening: int = 3, baseline_rate: float = 0.9, effect: float = 0.4
+) -> tuple[float, float]:
+    """Chance a lone pair dropping ``baseline_rate`` → ``baseline_rate - effect`` is flagged by
+    ``samples: auto`` with a baseline of ``baseline_samples``, and with the default 30: what a
+    report tells the owner of a thin baseline."""
+    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES, AdaptivePolicy
+    from promptcanary.core.verdict.power import adaptive_outcome
+
+    policy = AdaptivePolicy(screening=max(2, screening))
+    now, rich = (
+        adaptive_outcome(
+            baseline_rate=baseline_rate,
+            current_rate=baseline_rate - effect,
+            baseline_samples=n,
+            policy=policy,
+        ).flagged
+        for n in (baseline_samples, DEFAULT_BASELINE_SAMPLES)
+    )
+    return now, rich

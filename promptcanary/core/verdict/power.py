@@ -2,11 +2,15 @@
 
 * :func:`fisher_power` / :func:`samples_needed` — exact power of the one-sided Fisher rule by
   enumerating every pair of binomial outcomes, no normal approximation.
+* :func:`adaptive_outcome` — the same for the adaptive policy (``samples: auto``): detection,
+  false alarms and expected requests of one pair, every screening and confirmation path
+  enumerated.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from promptcanary.errors import ConfigError
@@ -14,6 +18,9 @@ from promptcanary.errors import ConfigError
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
+    from promptcanary.core.verdict.stats import Direction
 
 #: Largest samples-per-prompt :func:`samples_needed` will consider.
 MAX_PLANNED_SAMPLES = 5000
@@ -165,3 +172,107 @@ def _check_rates(*, baseline_rate: float, effect: float, alpha: float) -> None:
         )
     if not 0 < alpha < 1:
         raise ConfigError(f"alpha must be between 0 and 1 (exclusive), got {alpha}", field="alpha")
+
+
+# ── The adaptive policy (samples: auto) ──────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """What the adaptive policy does with one (probe, prompt) pair, exactly computed."""
+
+    flagged: float
+    """Chance the pair is flagged as a regression."""
+    improvement: float
+    """Chance the pair is flagged as an improvement."""
+    selected: float
+    """Chance its screening sends it to confirmation."""
+    requests: float
+    """Expected requests for the prompt in one check run (screening + confirmation)."""
+
+
+def adaptive_outcome(
+    *,
+    baseline_rate: float,
+    current_rate: float,
+    baseline_samples: int,
+    policy: AdaptivePolicy,
+    alpha: float | None = None,
+) -> PairOutcome:
+    """The adaptive policy on one pass/fail pair, by enumerating every outcome.
+
+    The baseline has ``baseline_samples`` samples passing with ``baseline_rate``; screening and
+    confirmation pass with ``current_rate``. Selection, confirmation rounds with the futility
+    stop, and the final one-sided Fisher test against baseline + screening are those of
+    :mod:`promptcanary.core.verdict.adaptive`, at level ``alpha`` (default: the policy's; pass a
+    smaller one to plan for the correction over several confirmed pairs). Outcomes rarer than
+    1e-12 are left out.
+    """
+    from scipy.stats import binom
+
+    from promptcanary.core.verdict.stats import fisher_p
+
+    level = policy.alpha if alpha is None else alpha
+    big, small = baseline_samples, policy.screening
+    flagged = improved = selected = 0.0
+    requests = float(small)
+    round_pmf = {
+        k: binom.pmf(range(k + 1), k, current_rate)
+        for k in {policy.batch, policy.cap % policy.batch}
+        if k
+    }
+    for b in range(big + 1):
+        wb = float(binom.pmf(b, big, baseline_rate))
+        if wb < _PMF_CUTOFF:
+            continue
+        for s in range(small + 1):
+            w = wb * float(binom.pmf(s, small, current_rate))
+            if w < _PMF_CUTOFF:
+                continue
+            moved = b / big - s / small
+            if moved >= policy.min_effect - 1e-9:
+                direction: Direction = "drop"
+            elif -moved >= policy.min_effect - 1e-9 and (
+                fisher_p(b, big, s, small, direction="gain") <= policy.screen_alpha
+            ):
+                direction = "gain"
+            else:
+                continue
+            selected += w
+            ref, ref_n = b + s, big + small
+            alive: dict[int, float] = {0: 1.0}
+            drawn = 0
+            while drawn < policy.cap and alive:
+                k = min(policy.batch, policy.cap - drawn)
+                requests += w * k * sum(alive.values())
+                pmf = round_pmf[k]
+                grown: dict[int, float] = {}
+                for c, pc in alive.items():
+                    for j in range(k + 1):
+                        grown[c + j] = grown.get(c + j, 0.0) + pc * float(pmf[j])
+                drawn += k
+                if drawn >= policy.cap:
+                    alive = grown
+                    break
+                alive = {
+                    c: pc
+                    for c, pc in grown.items()
+                    if fisher_p(ref, ref_n, c, drawn, direction=direction) <= policy.futility
+                }
+            for c, pc in alive.items():
+                effect = ref / ref_n - c / drawn
+                if direction == "gain":
+                    effect = -effect
+                if effect >= policy.min_effect - 1e-9 and (
+                    fisher_p(ref, ref_n, c, drawn, direction=direction) <= level
+                ):
+                    if direction == "drop":
+                        flagged += w * pc
+                    else:
+                        improved += w * pc
+    return PairOutcome(
+        flagged=min(1.0, flagged),
+        improvement=min(1.0, improved),
+        selected=min(1.0, selected),
+        requests=requests,
+    )

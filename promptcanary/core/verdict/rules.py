@@ -17,7 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from promptcanary.core.models.drift import FISHER, MANN_WHITNEY
+from promptcanary.core.models.drift import (  # re-exported: the rules' vocabulary
+    FISHER as FISHER,
+)
+from promptcanary.core.models.drift import (
+    MANN_WHITNEY as MANN_WHITNEY,
+)
+from promptcanary.core.models.drift import (
+    SCREENING as SCREENING,
+)
+from promptcanary.core.models.drift import (
+    THRESHOLD as THRESHOLD,
+)
 
 if TYPE_CHECKING:
     from promptcanary.core.verdict.pairs import Side
@@ -121,8 +132,8 @@ def decide_multi(
     if tested:
         from promptcanary.core.verdict.stats import tarone_bh_adjust
 
-        raw = [test.p_value() for _, test in tested]
-        floors = [test.min_p() for _, test in tested]
+        raw = [test.two_sided_p() for _, test in tested]
+        floors = [min(1.0, 2.0 * test.min_p()) for _, test in tested]
         adjusted = tarone_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
@@ -163,6 +174,12 @@ class _Test:
         if self.method == FISHER:
             return stats.fisher_p(self.b_pass, self.b_n, self.c_pass, self.c_n, direction=direction)
         return stats.mann_whitney_p(self.b_scores, self.c_scores, direction=direction)
+
+    def two_sided_p(self) -> float:
+        """The one-sided p-value doubled (at most 1): the direction was read from the same data,
+        so each direction gets half of ``alpha``. Without it, counting improvements as well as
+        regressions, a fixed run could raise a flag with nothing changed up to twice ``alpha``."""
+        return min(1.0, 2.0 * self.p_value())
 
     def min_p(self) -> float:
         """The smallest p-value this pair could have given with the same samples pooled.

@@ -239,7 +239,7 @@ def test_multi_sample_regression_with_p_values_and_severity() -> None:
     assert not report.single_sample
     (reg,) = report.regressions
     assert reg.prompt_id == "drop" and reg.method == FISHER
-    assert reg.p_value == pytest.approx(fisher_p(9, 10, 1, 10))
+    assert reg.p_value == pytest.approx(2 * fisher_p(9, 10, 1, 10))  # two-sided
     # Tarone-BH: the 5 unchanged 9/10 pairs can never reach significance, so only this one counts.
     assert reg.p_adjusted == pytest.approx(reg.p_value)
     assert reg.flaky and (reg.baseline_pass_count, reg.current_pass_count) == (9, 1)

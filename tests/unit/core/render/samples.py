@@ -266,3 +266,52 @@ def plain_console(width: int) -> Console:
         highlight=False,
         legacy_windows=False,
     )
+
+
+def adaptive_report(*, baseline_samples: int = 30) -> DriftReport:
+    """An adaptive check (samples: auto): one confirmed drop, one pair cleared after one round,
+    one pair never confirmed."""
+    b = baseline_samples
+    dropped = comparison(1, baseline=0.9, current=0.3, samples=30, method="fisher").model_copy(
+        update={
+            "baseline_samples": b,
+            "baseline_pass_count": round(0.9 * b),
+            "screening_samples": 3,
+            "screening_pass_count": 1,
+            "confirmed": True,
+        }
+    )
+    cleared = comparison(2, kind="stable", baseline=0.9, current=1.0, samples=10, method="fisher")
+    cleared = cleared.model_copy(
+        update={
+            "baseline_samples": b,
+            "baseline_pass_count": round(0.9 * b),
+            "screening_samples": 3,
+            "screening_pass_count": 2,
+            "confirmed": True,
+            "stopped_early": True,
+            "p_value": 0.84,
+            "p_adjusted": 0.84,
+        }
+    )
+    screened = comparison(4, kind="stable", baseline=1.0, current=1.0, samples=3)
+    screened = screened.model_copy(
+        update={
+            "method": "screening",
+            "baseline_samples": b,
+            "baseline_pass_count": b,
+            "screening_samples": 3,
+            "screening_pass_count": 3,
+        }
+    )
+    report = drift_report([dropped, cleared, screened], samples=3, changed_model=False)
+    from promptcanary.core.comparator import _thin_baseline  # what compare() records
+
+    return report.model_copy(
+        update={
+            "baseline_samples": b,
+            "adaptive": True,
+            "confirmation_requests": 40,
+            "thin_baseline": _thin_baseline(b, 3),
+        }
+    )

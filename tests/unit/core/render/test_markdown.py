@@ -10,6 +10,7 @@ from promptcanary.core.models import ProbeComparison
 from promptcanary.core.render.budget import MIN_BUDGET
 from promptcanary.core.reporter import DriftReporter
 from tests.unit.core.render.samples import (
+    adaptive_report,
     assert_golden,
     comparison,
     drift_report,
@@ -26,6 +27,20 @@ def test_golden_sampled_report() -> None:
         sampled_report(), run_url="https://github.com/acme/shop/actions/runs/42"
     )
     assert_golden("drift_sampled.md", reporter.to_markdown())
+
+
+def test_golden_adaptive_report() -> None:
+    md = DriftReporter(adaptive_report()).to_markdown()
+    assert_golden("drift_adaptive.md", md)
+    assert "baseline 27/30 → screening 1/3 → confirmation 9/30, p = 0.003 (adjusted)" in md
+    assert "1 pair looked different" not in md and "2 pairs looked different" in md
+    assert "costing 40 extra requests" in md and "re-record" not in md
+
+
+def test_adaptive_report_on_a_thin_baseline_suggests_a_richer_one() -> None:
+    md = DriftReporter(adaptive_report(baseline_samples=5)).to_markdown()
+    assert "The baseline has 5 samples per prompt" in md and "single-sample" not in md
+    assert "caught 11% of the time with it, 81% with a baseline of 30" in md
 
 
 def test_golden_inconclusive_report() -> None:
@@ -91,7 +106,14 @@ def test_sampled_report_shows_counts_p_values_method_and_flaky() -> None:
 
 def test_single_sample_note_recommends_samples() -> None:
     md = DriftReporter(drift_report()).to_markdown()
-    assert "Single-sample verdict" in md and "`samples: 5`" in md
+    assert "Single-sample verdict" in md and "`samples: auto`" in md
+    # ... and the first line of the report already says which rule decided.
+    assert md.split("\n")[0].endswith("drift (single-sample threshold rule)")
+
+
+def test_tested_verdict_has_no_single_sample_words() -> None:
+    md = DriftReporter(sampled_report()).to_markdown()
+    assert "single-sample" not in md.split("\n")[1] and "Single-sample verdict" not in md
 
 
 def test_inconclusive_wording() -> None:

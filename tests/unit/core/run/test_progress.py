@@ -64,3 +64,19 @@ def test_aborted_run_is_reported() -> None:
     display("start", {"total": 3})
     display("end", {"done": 3, "errors": 3, "total": 3, "aborted": "Authentication refused"})
     assert "stopped: Authentication refused" in out.getvalue()
+
+
+def test_one_display_serves_several_runs_in_a_row() -> None:
+    # An adaptive check runs its screening and confirmation rounds through one display.
+    out = io.StringIO()
+    display = make_progress(stream=out, interval_s=3600)
+    feed(display, total=6)
+    feed(display, total=3, errors_at=())
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "Running canaries: 6 request(s)" and lines[1].startswith(
+        "Running canaries: 6/6"
+    )
+    assert lines[2] == "Running canaries: 3 request(s)" and lines[3].startswith(
+        "Running canaries: 3/3"
+    )
+    assert "0 error(s)" in lines[3]

@@ -56,11 +56,15 @@ def baseline(model: str = "openai/gpt-4o-mini", *, tokens: bool = True) -> Basel
     return BaselineSnapshot(suite_name="s", provider=run.provider, run_result=run)
 
 
+#: Samples per prompt a fixed run needs for a 0.9 -> 0.5 drop at 95 % power, two-sided.
+N04 = 35
+
+
 def test_plan_samples_match_the_exact_power_search() -> None:
-    result = plan(0.3)
-    assert (result.samples, result.achieved_power) == samples_needed(0.3)
+    result = plan(0.3)  # fixed runs are tested two-sided: one-sided at alpha / 2
+    assert (result.samples, result.achieved_power) == samples_needed(0.3, alpha=0.025)
     assert result.achieved_power >= 0.95
-    assert fisher_power(result.samples - 1, baseline_rate=0.9, effect=0.3) < 0.95
+    assert fisher_power(result.samples - 1, baseline_rate=0.9, effect=0.3, alpha=0.025) < 0.95
     assert result.target_rate == pytest.approx(0.6)
     assert result.requests is None and result.cost_usd is None
 
@@ -70,31 +74,31 @@ def test_plan_options_change_the_answer() -> None:
     assert plan(0.3, power=0.8).samples < default
     assert plan(0.3, alpha=0.01).samples > default
     assert plan(0.3, baseline_rate=1.0).samples < default  # a perfect baseline is easier
-    assert plan(0.3, pairs=20).samples == samples_needed(0.3, alpha=0.05 / 20)[0] > default
+    assert plan(0.3, pairs=20).samples == samples_needed(0.3, alpha=0.05 / 40)[0] > default
 
 
 def test_plan_prices_a_run_from_the_baseline_tokens() -> None:
     import litellm
 
     result = plan(0.4, prompts=10, baseline=baseline(), pricer=token_price)
-    assert result.samples == 30 and result.requests == 300
+    assert result.samples == N04 and result.requests == 10 * N04
     # Mean over the 8 successful responses: 150 in, 50 out per request.
-    assert (result.prompt_tokens, result.completion_tokens) == (45_000, 15_000)
+    assert (result.prompt_tokens, result.completion_tokens) == (1500 * N04, 500 * N04)
     in_cost, out_cost = litellm.cost_per_token(
-        model="openai/gpt-4o-mini", prompt_tokens=45_000, completion_tokens=15_000
+        model="openai/gpt-4o-mini", prompt_tokens=1500 * N04, completion_tokens=500 * N04
     )
     assert result.cost_usd == pytest.approx(in_cost + out_cost)
     assert result.cost_usd is not None and result.cost_usd > 0
     assert result.model_id == "openai/gpt-4o-mini"
     text = "\n".join(result.lines())
-    assert "Samples per prompt: 30" in text
-    assert "Requests per run: 300 (10 prompts x 30)" in text
+    assert f"Samples per prompt: {N04}" in text
+    assert f"Requests per run: {10 * N04} (10 prompts x {N04})" in text
     assert f"${result.cost_usd:,.4f}" in text
 
 
 def test_plan_defaults_prompt_count_to_the_baseline() -> None:
     result = plan(0.4, baseline=baseline())
-    assert result.prompts == 4 and result.requests == 4 * 30
+    assert result.prompts == 4 and result.requests == 4 * N04
 
 
 def test_plan_sizes_a_suite_with_its_min_effect() -> None:
@@ -106,7 +110,7 @@ def test_plan_sizes_a_suite_with_its_min_effect() -> None:
     )
     result = plan(0.4, suite=suite, baseline=baseline())
     assert result.prompts == 7 and result.min_effect == 0.25
-    assert result.samples == samples_needed(0.4, min_effect=0.25)[0]
+    assert result.samples == samples_needed(0.4, min_effect=0.25, alpha=0.025)[0]
     assert result.requests == 7 * result.samples
     assert plan(0.4, suite=suite, prompts=3).prompts == 3  # an explicit count wins
     assert describe(result) == "\n".join(result.lines())
@@ -115,7 +119,7 @@ def test_plan_sizes_a_suite_with_its_min_effect() -> None:
 def test_plan_unknown_price_keeps_tokens() -> None:
     result = plan(0.4, prompts=2, baseline=baseline("openai/fake-model"), pricer=token_price)
     assert result.cost_usd is None
-    assert result.prompt_tokens == 150 * 60
+    assert result.prompt_tokens == 150 * 2 * N04
     assert "no price for openai/fake-model" in result.cost_note
     assert "Cost per run: unknown" in result.lines()
 
@@ -136,7 +140,7 @@ def test_plan_model_override_and_missing_tokens() -> None:
 
 def test_plan_without_baseline_says_how_to_get_a_cost() -> None:
     result = plan(0.4, prompts=5)
-    assert result.requests == 150 and result.cost_usd is None
+    assert result.requests == 5 * N04 and result.cost_usd is None
     assert "save one" in result.cost_note
 
 

@@ -99,14 +99,14 @@ def test_clear_drop_is_a_significant_regression() -> None:
     (verdict,) = multi((side(9, 10), side(3, 10)))
     assert verdict.regression and not verdict.improvement
     assert verdict.method == FISHER
-    assert verdict.p_value == pytest.approx(stats.fisher_p(9, 10, 3, 10))
+    assert verdict.p_value == pytest.approx(2 * stats.fisher_p(9, 10, 3, 10))  # two-sided
     assert verdict.p_adjusted == pytest.approx(verdict.p_value)  # one pair: nothing to adjust
 
 
 def test_clear_gain_is_an_improvement() -> None:
     (verdict,) = multi((side(3, 10), side(9, 10)))
     assert verdict.improvement and not verdict.regression
-    assert verdict.p_value == pytest.approx(stats.fisher_p(3, 10, 9, 10, direction="gain"))
+    assert verdict.p_value == pytest.approx(2 * stats.fisher_p(3, 10, 9, 10, direction="gain"))
 
 
 def test_unchanged_pair_has_p_one() -> None:
@@ -117,7 +117,7 @@ def test_unchanged_pair_has_p_one() -> None:
 def test_large_drop_without_significance_is_not_a_regression() -> None:
     # 2/2 -> 0/2 is a 100 % drop in pass rate but p = 1/6: two samples cannot show it.
     (verdict,) = multi((side(2, 2), side(0, 2)))
-    assert verdict.p_value == pytest.approx(1 / 6)
+    assert verdict.p_value == pytest.approx(2 / 6)
     assert not verdict.regression
 
 
@@ -194,7 +194,9 @@ def test_scores_shifting_within_passes_use_mann_whitney() -> None:
     assert test.effect == pytest.approx(0.33125)  # the drop in mean score
     (verdict,) = multi((baseline, current))
     assert verdict.method == MANN_WHITNEY and verdict.regression
-    assert verdict.p_value == pytest.approx(stats.mann_whitney_p(baseline.scores, current.scores))
+    assert verdict.p_value == pytest.approx(
+        2 * stats.mann_whitney_p(baseline.scores, current.scores)
+    )
 
 
 def test_pass_fail_probes_use_fisher_even_though_mean_moved_as_much() -> None:
@@ -240,7 +242,7 @@ def test_errored_samples_are_left_out_and_fully_errored_side_is_inconclusive() -
         (side(9, 10), side(0, 0, errored=10)),
     )
     assert partly.regression
-    assert partly.p_value == pytest.approx(stats.fisher_p(9, 10, 3, 10))
+    assert partly.p_value == pytest.approx(2 * stats.fisher_p(9, 10, 3, 10))
     assert fully.inconclusive and not fully.regression and fully.p_value is None
     # Errors thinning a side to one sample: single-sample rule for that pair.
     (thin,) = multi((side(10, 10), side(0, 1, errored=9)))
@@ -371,8 +373,18 @@ def test_false_discovery_rate_with_real_drops_stays_below_alpha() -> None:
         proportions.append(len(flagged - changed) / len(flagged) if flagged else 0.0)
     fdr = sum(proportions) / len(proportions)
     assert fdr <= 0.05 - 0.02  # 0.8 % measured here
-    # ... while the real drops are found (90 % of repetitions here):
-    assert sum(any(v.regression for v in verdicts) for verdicts, _ in runs) > 0.8 * len(runs)
+    # ... while the real drops are found (78 % of repetitions here, two-sided; 90 % one-sided):
+    assert sum(any(v.regression for v in verdicts) for verdicts, _ in runs) > 0.7 * len(runs)
+
+
+def test_any_flag_counting_improvements_stays_below_alpha_when_nothing_changed() -> None:
+    # Improvements count as false alarms too: the test direction is read from the data, so the
+    # two-sided p-value (doubled) keeps "any flag" below alpha (2.7 % here); one-sided, the same
+    # runs raise a flag 6.7 % of the time.
+    rates = [0.5] * 10
+    runs = simulate(rates, rates, samples=60, reps=300, seed=23)
+    flagged = sum(any(v.regression or v.improvement for v in verdicts) for verdicts, _ in runs)
+    assert flagged / len(runs) <= 0.05
 
 
 def test_detection_improves_on_plain_benjamini_hochberg() -> None:

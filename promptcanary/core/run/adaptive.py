@@ -1,0 +1,186 @@
+"""measure_adaptive(): one check run with ``samples: auto`` — screen, then confirm where needed.
+
+The decisions (which pairs to confirm, when to stop) are pure functions in
+:mod:`promptcanary.core.verdict.adaptive`; this module only calls the provider and puts the
+phases together into one :class:`CanaryRunResult`:
+
+* every response and probe result carries its ``phase`` (``screening`` or ``confirmation``), and
+  sample indices continue across rounds (screening 0–2, first confirmation round 3–12, ...);
+* ``run.adaptive`` records the pairs sent to confirmation, their direction and test, and the
+  requests each phase cost, so a later ``compare()`` never remakes the choice from the data.
+
+Confirmation rounds run only the prompts that still need samples, through the same runner (same
+concurrency, retries, budget). A run that stops early (refused key, budget) stops confirming.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from promptcanary.core.models import CanaryRunResult, ConfirmedPair, LLMResponse, ProbeResult
+from promptcanary.core.run.runner import ProgressCallback, RunOptions, run_suite
+from promptcanary.core.verdict.adaptive import (
+    AdaptivePolicy,
+    confirm,
+    group,
+    reference_side,
+    select_pairs,
+    split_phases,
+)
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import BaselineSnapshot
+    from promptcanary.core.models.run import Phase
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.providers.base import BaseLLMProvider
+
+
+def measure_adaptive(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    baseline: BaselineSnapshot | None,
+    policy: AdaptivePolicy,
+    options: RunOptions,
+    *,
+    progress: ProgressCallback | None = None,
+) -> CanaryRunResult:
+    """Screen every prompt, confirm the pairs that look changed, return one merged run.
+
+    Args:
+        suite:    The suite to run.
+        provider: Where requests go.
+        baseline: The baseline the check compares with. Without one (or when it has fewer than
+                  two samples per prompt) nothing can be selected: the result is the screening.
+        policy:   Screening size, confirmation batch and cap, thresholds
+                  (:meth:`AdaptivePolicy.from_settings` reads them from canary.yaml).
+        options:  Everything else that shapes a run; its ``samples`` is ignored.
+        progress: Progress callback, called for every phase.
+
+    Returns:
+        A :class:`CanaryRunResult` with ``samples`` = the screening size and ``adaptive`` set.
+        Pass it to :func:`promptcanary.core.comparator.compare` with the same baseline.
+    """
+    screening_run = run_suite(
+        suite,
+        provider,
+        replace(options, samples=policy.screening, sample_offset=0),
+        progress=progress,
+    )
+    screening_run = _stamped(screening_run, "screening")
+    selected: list[ConfirmedPair] = []
+    if baseline is not None and not screening_run.aborted:
+        selected = select_pairs(
+            group(baseline.run_result.probe_results), group(screening_run.probe_results), policy
+        )
+
+    rounds: list[CanaryRunResult] = []
+    aborted = screening_run.aborted
+    drawn: Counter[str] = Counter()
+    if selected and baseline is not None:
+        b_sides = group(baseline.run_result.probe_results)
+        s_sides = group(screening_run.probe_results)
+        references = {
+            (p.probe_id, p.prompt_id): reference_side(
+                b_sides[(p.probe_id, p.prompt_id)], s_sides[(p.probe_id, p.prompt_id)]
+            )
+            for p in selected
+        }
+        spent = [screening_run.usage.cost_usd or 0.0]
+
+        def draw(
+            prompt_ids: list[str], count: int, offset: int
+        ) -> tuple[list[ProbeResult], str | None]:
+            budget: float | None = None
+            if options.max_cost_usd is not None:
+                budget = options.max_cost_usd - spent[0]
+                if budget <= 0:
+                    return [], "max_cost_usd was spent before the confirmation finished"
+            sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
+            part = _stamped(
+                run_suite(_subset(suite, prompt_ids), provider, sub_options, progress=progress),
+                "confirmation",
+            )
+            rounds.append(part)
+            spent[0] += part.usage.cost_usd or 0.0
+            return part.probe_results, part.aborted
+
+        _, drawn, aborted = confirm(
+            selected, references, draw, policy, prompt_order=[p.id for p in suite.prompts]
+        )
+
+    stopped = {p for p in selected if drawn[p.prompt_id] < policy.cap}
+    record = policy.record(
+        baseline_snapshot_id=baseline.snapshot_id if baseline is not None else None,
+        confirmed=[p.model_copy(update={"stopped_early": p in stopped}) for p in selected],
+        screening_requests=len(screening_run.llm_responses),
+        confirmation_requests=sum(len(r.llm_responses) for r in rounds),
+    )
+    return _merged(suite, screening_run, rounds, record=record, aborted=aborted)
+
+
+def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
+    from promptcanary.core.suite import CanarySuite
+
+    wanted = set(prompt_ids)
+    return CanarySuite(
+        name=suite.name,
+        prompts=[p for p in suite.prompts if p.id in wanted],
+        probes=suite.probes,
+        description=suite.description,
+        tags=suite.tags,
+        default_system_prompt=suite.default_system_prompt,
+        settings=suite.settings,
+        probe_ids=list(suite.probe_ids),
+    )
+
+
+def _stamped(run: CanaryRunResult, phase: Phase) -> CanaryRunResult:
+    update: dict[str, Any] = {"phase": phase}
+    return run.model_copy(
+        update={
+            "llm_responses": [r.model_copy(update=update) for r in run.llm_responses],
+            "probe_results": [r.model_copy(update=update) for r in run.probe_results],
+        }
+    )
+
+
+def _merged(
+    suite: CanarySuite,
+    screening: CanaryRunResult,
+    rounds: list[CanaryRunResult],
+    *,
+    record: Any,
+    aborted: str | None,
+) -> CanaryRunResult:
+    """One run: the screening and every confirmation round, in suite order (prompt, sample,
+    probe), like a fixed run."""
+    order = {p.id: i for i, p in enumerate(suite.prompts)}
+    probe_order = {pid: i for i, pid in enumerate(suite.probe_ids)}
+    responses: list[LLMResponse] = list(screening.llm_responses)
+    results: list[ProbeResult] = list(screening.probe_results)
+    for part in rounds:
+        responses.extend(part.llm_responses)
+        results.extend(part.probe_results)
+    responses.sort(key=lambda r: (order.get(r.prompt_id, len(order)), r.sample))
+    results.sort(
+        key=lambda r: (
+            order.get(r.prompt_id, len(order)),
+            r.sample,
+            probe_order.get(r.probe_id, len(probe_order)),
+        )
+    )
+    finished = rounds[-1].finished_at if rounds else screening.finished_at
+    return screening.model_copy(
+        update={
+            "llm_responses": responses,
+            "probe_results": results,
+            "finished_at": finished,
+            "aborted": aborted,
+            "adaptive": record,
+        }
+    )
+
+
+__all__ = ["measure_adaptive", "split_phases"]
