@@ -23,6 +23,7 @@ from promptcanary.errors import (
     EXIT_INCONCLUSIVE,
     EXIT_OK,
     ConfigError,
+    SuiteMismatchError,
 )
 
 if TYPE_CHECKING:
@@ -77,6 +78,17 @@ def _check_args(args: CompareArgs) -> None:
 
 def compare_command(args: CompareArgs) -> int:
     _check_args(args)
+    from promptcanary.files import check_destinations
+
+    # Before any request is paid for: every destination of this comparison must be writable.
+    check_destinations(
+        {
+            "--output-md": args.output_md,
+            "--output-html": args.output_html,
+            "--output-json": args.output_json,
+            "--save-run": args.save_run,
+        }
+    )
     from promptcanary.core.config import SuiteSettings, load_header
 
     suite = None
@@ -146,9 +158,16 @@ def compare_command(args: CompareArgs) -> int:
 def _baseline(
     args: CompareArgs, store: FileBaselineStore, suite_name: str, model_id: str
 ) -> BaselineSnapshot:
-    if args.baseline is not None:
-        return store.load_from_path(args.baseline)
-    return store.load_latest(suite_name, model_id)
+    if args.baseline is None:
+        return store.load_latest(suite_name, model_id)
+    snapshot = store.load_from_path(args.baseline)
+    if snapshot.suite_name != suite_name:  # refused before any request is paid for
+        raise SuiteMismatchError(
+            f"{args.baseline} is a baseline of suite '{snapshot.suite_name}', not '{suite_name}'",
+            hint="Pass a baseline of this suite with --baseline (see `promptcanary baselines "
+            "list`), or leave --baseline out to use the newest one.",
+        )
+    return snapshot
 
 
 def gate(report: object, *, fail_on_drift: bool, fail_on_severity: str | None) -> int:

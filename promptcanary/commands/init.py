@@ -60,6 +60,10 @@ def _default_name(directory: Path) -> str:
 
 
 def run_init(*, name: str | None, directory: Path, force: bool) -> int:
+    from promptcanary.files import check_writable_dir
+
+    # Every destination is checked before the first file is written: never half a scaffold.
+    check_writable_dir(directory, flag="--dir")
     suite_name = name or _default_name(directory)
     files = {
         directory / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
@@ -67,6 +71,14 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
         directory / ".github" / "workflows" / "promptcanary.yml": _workflow(),
         directory / "baselines" / ".gitkeep": "",
     }
+    for path in files:
+        for folder in (path.parent, *path.parent.parents):
+            if folder == directory:
+                break
+            if folder.exists() and not folder.is_dir():
+                raise ConfigError(f"{folder} is a file, but a folder is needed there", field="init")
+        if path.is_dir():
+            raise ConfigError(f"{path} is a folder, but a file is needed there", field="init")
     existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
     if existing and not force:
         raise ConfigError(
@@ -76,10 +88,13 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
         )
     console = stdout_console()
     for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
         if path.name == ".gitkeep" and path.exists():
             continue
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}", field="init") from exc
         console.print(f"created {path}")
     console.print(
         "\nNext: set OPENAI_API_KEY, then\n"

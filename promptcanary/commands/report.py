@@ -17,6 +17,10 @@ def report_command(*, input: Path, format: str, output: Path | None, budget: int
         fmt = "markdown"
     if fmt not in FORMATS:
         raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})", field="--format")
+    if output is not None:
+        from promptcanary.files import check_writable_file
+
+        check_writable_file(output, flag="--output")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
     if fmt == "terminal":

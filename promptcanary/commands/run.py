@@ -32,6 +32,15 @@ class RunArgs(RunFlags):
 
 def run_command(args: RunArgs) -> int:
     suite = load_suite(args.config)
+    from promptcanary.files import check_destinations
+
+    # Before any request is paid for: every destination of this run must be writable.
+    check_destinations(
+        {"--output": args.output, "--output-md": args.output_md, "--output-html": args.output_html},
+        {"--baseline-dir": default_baseline_dir(args.baseline_dir, args.config)}
+        if args.save_baseline
+        else {},
+    )
     model = resolve_model(args.provider, suite, replay=args.replay)
     provider = make_provider(model, api_base=args.api_base, replay=args.replay)
     run = execute_run(suite, provider, args)

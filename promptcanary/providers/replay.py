@@ -33,17 +33,21 @@ def load_run(path: str | Path) -> CanaryRunResult:
     Raises:
         InputError: The file is missing, not JSON, or not a PromptCanary run.
     """
+    from promptcanary.files import read_text
+
     p = Path(path)
+    text = read_text(
+        p,
+        what="run file",
+        error=InputError,
+        hint="Pass a run saved with `promptcanary run -o run.json`.",
+    )
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(
-            f"{p}: file not found", hint="Pass a run saved with `promptcanary run -o run.json`."
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read the file ({exc})") from exc
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:  # json.loads recurses once per nesting level
+        raise InputError(f"{p}: not valid JSON (nested too deeply)") from exc
     if isinstance(data, dict) and isinstance(data.get("run_result"), dict):
         data = data["run_result"]  # a baseline snapshot wraps the run it was made from
     try:
