@@ -242,6 +242,8 @@ def load_with_lines(text: str) -> Any:
     builder = _Builder()
     # Plain scalars starting with any other character are strings: no resolver regex to try.
     resolvable = frozenset(builder.safe.yaml_implicit_resolvers)
+    resolve = builder.safe.resolve
+    known: dict[str, str] = {}
     stack = builder.stack
     scalar_event, mapping_start, sequence_start = (
         yaml.ScalarEvent,
@@ -258,11 +260,17 @@ def load_with_lines(text: str) -> Any:
             if kind is scalar_event:
                 # Fast path for the bulk of a suite: untagged strings without an anchor.
                 value = event.value
-                if (
-                    event.tag is not None
-                    or event.anchor
-                    or (event.implicit[0] and (not value or value[0] in resolvable))
-                ):
+                slow = event.tag is not None or event.anchor
+                if not slow and event.implicit[0] and (not value or value[0] in resolvable):
+                    # A plain scalar that might be a number, boolean or null: keys and enum-like
+                    # values repeat, so their resolution is remembered.
+                    tag = known.get(value)
+                    if tag is None:
+                        tag = resolve(yaml.ScalarNode, value, (True, False))
+                        if len(value) <= 64:
+                            known[value] = tag
+                    slow = tag != _STR_TAG
+                if slow:
                     value = builder.scalar(event)
                     if event.anchor:
                         builder.anchors[event.anchor] = (value, 1)

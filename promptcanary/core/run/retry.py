@@ -82,7 +82,7 @@ def is_retryable(error: BaseException) -> bool:
 def error_type_for(error: BaseException) -> str:
     """Machine-readable kind of a failure, stored on :attr:`LLMResponse.error_type`.
 
-    One of: auth, rate_limit, timeout, server, connection, bad_request, unknown.
+    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, unknown.
     """
     if isinstance(error, ProviderAuthError):
         return "auth"
@@ -105,6 +105,8 @@ def error_type_for(error: BaseException) -> str:
         return "connection"
     if status >= 500:
         return "server"
+    if 200 <= status < 300:  # answered, but not with a readable chat completion
+        return "bad_response"
     if 400 <= status < 500:
         return "bad_request"
     return "unknown"
