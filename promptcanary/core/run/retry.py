@@ -98,6 +98,9 @@ def error_type_for(error: BaseException) -> str:
         return "auth"
     if status == 429:
         return "rate_limit"
+    # Answered, but not with a readable chat completion (whatever words the body holds).
+    if status is not None and 200 <= status < 300:
+        return "bad_response"
     if status == 408 or "timed out" in text or "timeout" in text:
         return "timeout"
     # LiteLLM reports a refused connection as a 500 "Connection error."; name it for what it is.
@@ -105,8 +108,6 @@ def error_type_for(error: BaseException) -> str:
         return "connection"
     if status >= 500:
         return "server"
-    if 200 <= status < 300:  # answered, but not with a readable chat completion
-        return "bad_response"
     if 400 <= status < 500:
         return "bad_request"
     return "unknown"
