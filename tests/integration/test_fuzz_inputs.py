@@ -76,10 +76,22 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-param_names = st.sampled_from(
-    ["required_keywords", "forbidden_keywords", "pattern", "max_chars", "min_chars", "schema"]
-    + ["expect_steps", "case_sensitive", "mode", "threshold", "keys", "bogus"]
-)
+#: Parameter names of the built-in probes (and one that none has).
+PARAM_NAMES = [
+    "required_keywords",
+    "forbidden_keywords",
+    "pattern",
+    "max_chars",
+    "min_chars",
+    "schema",
+    "expect_steps",
+    "case_sensitive",
+    "mode",
+    "threshold",
+    "keys",
+    "bogus",
+]
+param_names = st.sampled_from(PARAM_NAMES)
 probes = st.one_of(
     st.sampled_from(PROBE_TYPES),
     st.fixed_dictionaries(
