@@ -108,8 +108,9 @@ def read_bytes(
 
 
 def _too_large(what: str, size: int, limit: int, *, at_least: bool = False) -> str:
-    more = "more than " if at_least else ""
-    return f"the {what} is {more}{_size(size)}; the limit is {_size(limit)}"
+    if at_least:  # read up to the limit and found more (a pipe or device has no size)
+        return f"the {what} is larger than the limit of {_size(limit)}"
+    return f"the {what} is {_size(size)}; the limit is {_size(limit)}"
 
 
 def read_text(
