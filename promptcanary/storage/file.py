@@ -348,7 +348,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
             "overall_score": score,
             "samples": int(run.get("samples", 1)),
         }
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
         raise CorruptBaselineError(
             f"{path}: not a valid baseline ({type(exc).__name__}: {exc})"
         ) from exc

@@ -399,6 +399,11 @@ CASES: dict[str, Case] = {
         2,
         ("schema_version 99", "Upgrade PromptCanary"),
     ),
+    "baselines_list_with_a_run_that_is_null": Case(
+        lambda root, mp: _null_run(root) or ["baselines", "list"],
+        0,  # the broken file is skipped with a warning; the others are listed
+        ("not a valid baseline", "AttributeError"),
+    ),
     "compare_baseline_dir_is_a_file": Case(
         lambda root, mp: ["compare", "--current", "run.json", "--baseline-dir", "run.json"],
         2,
@@ -455,6 +460,16 @@ def _corrupt_newer(root: Path) -> None:
     (root / "baselines" / newer).write_text("{broken", encoding="utf-8")
 
 
+def _null_run(root: Path) -> None:
+    """A second baseline of this suite, found by `hypothesis`: its run_result is null."""
+    data = json.loads(newest_baseline(root).read_text(encoding="utf-8"))
+    data["run_result"] = None
+    real = newest_baseline(root).name
+    stamp = real.split("__")[2]
+    name = real.replace(stamp, "29991231T235959000000Z_" + stamp.split("_", 1)[1])
+    (root / "baselines" / name).write_text(json.dumps(data), encoding="utf-8")
+
+
 def _future(root: Path) -> str:
     data = json.loads(newest_baseline(root).read_text(encoding="utf-8"))
     data["schema_version"] = 99
@@ -467,7 +482,11 @@ def test_the_battery_is_large_enough() -> None:
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input(
-    name: str, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    name: str,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     case = CASES[name]
     argv = case.setup(project, monkeypatch)
@@ -478,8 +497,10 @@ def test_bad_input(
     out, err = capsys.readouterr()
 
     assert code == case.code, f"exit {code}, expected {case.code}\nstderr: {err}\nstdout: {out}"
+    # Warnings go through logging: on stderr from the console script, into caplog under pytest.
+    shown = err + caplog.text
     for text in case.says:
-        assert text in err, f"{text!r} not in stderr:\n{err}"
+        assert text in shown, f"{text!r} not in stderr:\n{shown}"
     assert "Traceback" not in out + err and "internal error" not in err
     assert "this is a bug" not in err.lower()
     # Baselines untouched (the impostor case moved one away on purpose, before the run).
