@@ -189,6 +189,19 @@ class _Builder:
         if frame.anchor:
             self.open_anchors.discard(frame.anchor)
             self.anchors[frame.anchor] = (value, frame.size)
+        if self.stack:  # fast path: a finished list or mapping goes into a list or under its key
+            parent = self.stack[-1]
+            container, key = parent.value, parent.key
+            if isinstance(container, list):
+                container.append(value)
+                parent.size += frame.size
+                return
+            if key is not _NO_KEY and key is not _MERGE and key not in container:
+                container[key] = value
+                container.key_lines[str(key)] = parent.key_line
+                parent.key = _NO_KEY
+                parent.size += frame.size
+                return
         self.add(value, frame.size, event)
 
     def alias(self, event: yaml.AliasEvent) -> None:
