@@ -25,10 +25,13 @@ def report_command(*, input: Path, format: str, output: Path | None, budget: int
     reporter = _reporter_for(input, data)
     if fmt == "terminal":
         if output is not None:
+            import io
+
             from rich.console import Console
 
-            with output.open("w", encoding="utf-8") as fh:
-                reporter.print_terminal(Console(file=fh, width=100, force_terminal=False))
+            buffer = io.StringIO()
+            reporter.print_terminal(Console(file=buffer, width=100, force_terminal=False))
+            write_text(output, buffer.getvalue())
         else:
             reporter.print_terminal(stdout_console())
         return EXIT_OK
