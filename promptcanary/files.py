@@ -38,7 +38,7 @@ __all__ = [
 #: Largest canary.yaml accepted (documented in docs/limits.md). Real suites are a few hundred KB.
 MAX_YAML_BYTES = 10 * 1024 * 1024
 #: Largest run / baseline / report JSON accepted. A 50,000-result baseline is about 13 MB.
-MAX_JSON_BYTES = 512 * 1024 * 1024
+MAX_JSON_BYTES = 256 * 1024 * 1024
 
 
 def _error(
