@@ -17,10 +17,13 @@ deeper locally.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import tempfile
 import time
+import types
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,13 +34,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptcanary.cli import main
-from promptcanary.core.config import PROMPT_KEYS, SETTINGS_KEYS
-from promptcanary.core.probes.base import registered_probes
+from promptcanary.core.config import SuiteSettings
+from promptcanary.core.models import CanaryPrompt
+from promptcanary.core.probes.base import _signature_fields, registered_probes
 from tests.fakes.llm_server import FakeLLMServer
 
 #: Longest one example may take (a run replays at most a handful of prompts).
 EXAMPLE_BOUND_S = 15.0
-EXAMPLES = int(os.environ.get("PROMPTCANARY_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("PROMPTCANARY_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,  # the bound is asserted explicitly, with a clearer message
@@ -76,58 +80,131 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-#: Parameter names of the built-in probes (and one that none has).
-PARAM_NAMES = [
-    "required_keywords",
-    "forbidden_keywords",
-    "pattern",
-    "max_chars",
-    "min_chars",
-    "schema",
-    "expect_steps",
-    "case_sensitive",
-    "mode",
-    "threshold",
-    "keys",
-    "bogus",
-]
-param_names = st.sampled_from(PARAM_NAMES)
-probes = st.one_of(
-    st.sampled_from(PROBE_TYPES),
-    st.fixed_dictionaries(
-        {"type": st.one_of(st.sampled_from(PROBE_TYPES), st.text(max_size=12))},
-        optional={"id": json_values},
-    ).flatmap(
-        lambda base: st.dictionaries(param_names, json_values, max_size=3).map(
-            lambda params: {**base, **params}
+
+
+def from_annotation(annotation: Any, metadata: list[Any] | None = None) -> st.SearchStrategy[Any]:
+    """Valid values of a type annotation (probe parameters, prompt and settings fields); numbers
+    respect pydantic bounds (``ge``, ``gt``, ``le``, ``lt``) given in ``metadata``."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    bounds: dict[str, float] = {}
+    for item in metadata or []:
+        for name in ("ge", "gt", "le", "lt"):
+            if getattr(item, name, None) is not None:
+                bounds[name] = getattr(item, name)
+    if annotation is bool:
+        return st.booleans()
+    if annotation is int:
+        low = int(bounds.get("ge", bounds.get("gt", -1) + 1)) if bounds else 0
+        return st.integers(max(low, 0), min(int(bounds.get("le", 5)), 5))
+    if annotation is float:
+        low = bounds.get("ge", bounds.get("gt", 0.0))
+        high = bounds.get("le", bounds.get("lt", 3000.0))
+        return st.floats(
+            low, high, exclude_min="gt" in bounds, exclude_max="lt" in bounds, allow_nan=False
         )
-    ),
-    json_values,
+    if annotation is str:
+        return st.sampled_from(["Paris", "city", "France"]) | st.text(min_size=1, max_size=10)
+    if annotation is type(None):
+        return st.none()
+    if origin is typing.Literal:
+        return st.sampled_from(args)
+    if origin in (typing.Union, types.UnionType):
+        return st.one_of(*(from_annotation(a, metadata) for a in args))
+    if origin is list:
+        return st.lists(from_annotation(args[0] if args else str), min_size=1, max_size=3)
+    if origin is dict:
+        return st.sampled_from([{"type": "object"}, {"type": "object", "required": ["city"]}])
+    return json_values
+
+
+def probe_entries() -> st.SearchStrategy[Any]:
+    """A probe entry of every registered type, its parameters drawn from its signature."""
+    entries = []
+    for type_name in PROBE_TYPES:
+        cls = registered_probes()[type_name]
+        fields, _ = _signature_fields(cls)
+        hints = typing.get_type_hints(cls.__init__)
+        values = {name: from_annotation(hints.get(name, Any)) for name in fields}
+        required = {n: v for n, v in values.items() if fields[n].default is inspect.Parameter.empty}
+        optional = {n: v for n, v in values.items() if n not in required}
+        entry = st.fixed_dictionaries({"type": st.just(type_name), **required}, optional=optional)
+        entries.append(entry | st.just(type_name) if not required else entry)
+    return st.one_of(*entries)
+
+
+def model_fields(model: Any, keep: typing.Container[str]) -> dict[str, st.SearchStrategy[Any]]:
+    """Valid values of a pydantic model's fields, from their annotations and bounds."""
+    return {
+        name: from_annotation(field.annotation, field.metadata)
+        for name, field in model.model_fields.items()
+        if name in keep
+    }
+
+
+PROMPT_FIELDS = ("tags", "description", "system_prompt", "expected_keywords")
+prompts = st.sampled_from(PROMPT_TEXTS) | st.fixed_dictionaries(
+    {"text": st.sampled_from(PROMPT_TEXTS)}, optional=model_fields(CanaryPrompt, PROMPT_FIELDS)
 )
-prompts = st.one_of(
-    st.sampled_from(PROMPT_TEXTS),
-    st.fixed_dictionaries(
-        {"text": st.one_of(st.sampled_from(PROMPT_TEXTS), json_values)},
-        optional={key: json_values for key in PROMPT_KEYS if key != "text"},
-    ),
-    json_values,
-)
-settings_values = st.dictionaries(st.sampled_from(SETTINGS_KEYS), json_values, max_size=3)
-suites = st.fixed_dictionaries(
+# Settings that keep a replay quick (no samples or attempts beyond a handful).
+SETTINGS = ("temperature", "max_tokens", "seed", "samples", "concurrency", "max_error_rate")
+SETTINGS += ("regression_threshold", "improvement_threshold", "alpha", "min_effect")
+valid_suites = st.fixed_dictionaries(
     {
-        "name": st.one_of(st.just("fuzz"), json_values),
-        "probes": st.one_of(st.lists(probes, min_size=1, max_size=4), json_values),
-        "prompts": st.one_of(st.lists(prompts, min_size=1, max_size=3), json_values),
+        "name": st.just("fuzz"),
+        "probes": st.lists(probe_entries(), min_size=1, max_size=4, unique_by=repr),
+        "prompts": st.lists(
+            prompts,
+            min_size=1,
+            max_size=2,
+            unique_by=lambda p: p if isinstance(p, str) else p["text"],
+        ),
     },
-    optional={"description": json_values, "tags": json_values, "unknown_key": json_values},
-).flatmap(lambda suite: settings_values.map(lambda extra: {**suite, **extra}))
+    optional={
+        "description": st.text(max_size=20),
+        "tags": st.lists(st.text(min_size=1, max_size=8), max_size=3),
+        "default_system_prompt": st.text(max_size=20),
+        **model_fields(SuiteSettings, SETTINGS),
+    },
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, document: Any) -> Any:
+    """A copy of ``document`` where one value somewhere inside is replaced by anything, deleted,
+    or joined by an extra key or item."""
+    doc = json.loads(json.dumps(document))
+    if not isinstance(doc, (dict, list)):
+        return draw(json_values)
+    node, steps = doc, draw(st.integers(0, 6))
+    for _ in range(steps):
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        children = [(k, v) for k, v in children if isinstance(v, (dict, list))]
+        if not children:
+            break
+        _, node = draw(st.sampled_from(children))
+    keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+    action = draw(st.sampled_from(["replace", "delete", "add"]))
+    if keys and action == "replace":
+        node[draw(st.sampled_from(keys))] = draw(json_values)
+    elif keys and action == "delete":
+        del node[draw(st.sampled_from(keys))]
+    elif isinstance(node, dict):
+        node[draw(st.text(max_size=8))] = draw(json_values)
+    else:
+        node.append(draw(json_values))
+    return doc
+
+
+#: A suite from the schema; half the time with one value changed into anything.
+suites = valid_suites.flatmap(lambda suite: st.just(suite) | mutated(suite))
 
 
 @st.composite
 def corrupted(draw: st.DrawFn, text: str) -> bytes:
     """``text`` as UTF-8, possibly cut short, with bytes replaced or inserted."""
     data = text.encode("utf-8")
-    how = draw(st.sampled_from(["none", "truncate", "replace", "insert", "indent"]))
+    # Mostly intact, so that the schema-shaped content gets past the YAML parser.
+    how = draw(st.sampled_from(["none"] * 4 + ["truncate", "replace", "insert", "indent"]))
     if how == "truncate" and data:
         data = data[: draw(st.integers(0, len(data) - 1))]
     elif how == "replace" and data:
@@ -147,27 +224,8 @@ def corrupted(draw: st.DrawFn, text: str) -> bytes:
 
 @st.composite
 def mutated_json(draw: st.DrawFn, document: Any) -> bytes:
-    """``document`` with one value somewhere inside replaced, deleted or added; maybe then
-    corrupted as bytes."""
-    doc = json.loads(json.dumps(document))
-    node, steps = doc, draw(st.integers(0, 6))
-    for _ in range(steps):
-        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        children = [(k, v) for k, v in children if isinstance(v, (dict, list))]
-        if not children:
-            break
-        _, node = draw(st.sampled_from(children))
-    keys = list(node) if isinstance(node, dict) else list(range(len(node)))
-    action = draw(st.sampled_from(["replace", "delete", "add"]))
-    if keys and action == "replace":
-        node[draw(st.sampled_from(keys))] = draw(json_values)
-    elif keys and action == "delete":
-        del node[draw(st.sampled_from(keys))]
-    elif isinstance(node, dict):
-        node[draw(st.text(max_size=8))] = draw(json_values)
-    else:
-        node.append(draw(json_values))
-    text = json.dumps(doc, allow_nan=True)
+    """``document`` with one value changed (see :func:`mutated`), maybe then corrupted as bytes."""
+    text = json.dumps(draw(mutated(document)), allow_nan=True)
     return draw(corrupted(text)) if draw(st.booleans()) else text.encode("utf-8")
 
 
