@@ -16,7 +16,7 @@ from promptcanary.commands.common import (
     stdout_console,
     write_text,
 )
-from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError
+from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError, StorageError
 
 
 @dataclass
@@ -45,9 +45,14 @@ def run_command(args: RunArgs) -> int:
     provider = make_provider(model, api_base=args.api_base, replay=args.replay)
     run = execute_run(suite, provider, args)
 
-    # The run is written before anything can fail, so a measured run is never lost.
+    # The run is written before anything can fail, so a measured run is never lost. If -o fails
+    # anyway (its text is then kept elsewhere), the reports and the baseline are still written.
+    unsaved: StorageError | None = None
     if args.output:
-        write_text(args.output, run.model_dump_json(indent=2))
+        try:
+            write_text(args.output, run.model_dump_json(indent=2))
+        except StorageError as exc:
+            unsaved = exc
 
     from promptcanary.core.reporter import RunReporter
 
@@ -73,6 +78,8 @@ def run_command(args: RunArgs) -> int:
         stderr_console().print(
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
         )
+    if unsaved is not None:
+        raise unsaved
 
     if run.aborted:
         raise MeasurementError(f"the run stopped early: {run.aborted}")

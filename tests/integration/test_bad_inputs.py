@@ -589,3 +589,26 @@ def test_a_reply_that_is_not_a_completion_is_named_and_not_retried(
     assert {r["error_type"] for r in run["llm_responses"]} == {"bad_response"}
     if content_type == "text/html":
         assert "Sign in to the proxy" in errors[0]
+
+
+def test_a_run_whose_output_cannot_be_written_still_saves_its_baseline(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-o passed the check, then failed: the run is kept next to it, the baseline still saved."""
+    from pathlib import Path as _Path
+
+    real_write_text = _Path.write_text
+
+    def full_disk(self: _Path, *args: object, **kwargs: object) -> int:
+        if self.name == "out.json":
+            raise OSError(28, "No space left on device")
+        return real_write_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_Path, "write_text", full_disk)
+    code = main(run_suite("canary.yaml", "-o", "out.json", "--save-baseline"))
+    err = capsys.readouterr().err
+    assert code == 2 and "out.json: cannot write (No space left on device)" in err
+    kept = project / err.split("saved it to ")[1].split(" instead")[0]
+    assert kept.name.startswith("out.unsaved-") and json.loads(kept.read_text())["suite_name"]
+    assert "Saved baseline" in err
+    assert len(FileBaselineStore(project / "baselines").load_all()) == 2
