@@ -50,11 +50,8 @@ def main() -> None:
     cases = {
         "promptcanary --help": ["--help"],
         "promptcanary compare --current (quickstart)": [
-            "compare",
-            "-c",
-            str(QUICKSTART / "canary.yaml"),
-            "--current",
-            str(QUICKSTART / "current-run.json"),
+            "compare", "-c", str(QUICKSTART / "canary.yaml"),
+            "--current", str(QUICKSTART / "current-run.json"),
         ],
         "python -c pass (interpreter floor)": None,
     }
@@ -63,10 +60,8 @@ def main() -> None:
         cmd = [sys.executable, "-c", "pass"] if cli_args is None else [exe, *cli_args]
         times = timed(cmd, args.runs)
         loaded = "-" if cli_args is None else ("YES" if imports_litellm(cli_args) else "no")
-        print(
-            f"{label:<48} {statistics.median(times):>7.3f}s {min(times):>7.3f}s "
-            f"{max(times):>7.3f}s  {loaded}"
-        )
+        print(f"{label:<48} {statistics.median(times):>7.3f}s {min(times):>7.3f}s "
+              f"{max(times):>7.3f}s  {loaded}")
 
 
 if __name__ == "__main__":
