@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -210,6 +209,8 @@ def save_elsewhere(path: str | Path, text: str) -> Path | None:
     system temp folder. Returns where it went, or None when nothing could be written at all.
     The name never matches a baseline file name, so a stray copy is never read as a baseline.
     """
+    import tempfile  # only here: it costs start-up time on every command otherwise
+
     p = Path(path)
     stem, suffix = p.stem or "promptcanary", p.suffix or ".txt"
     for folder in (p.parent, Path(tempfile.gettempdir())):
