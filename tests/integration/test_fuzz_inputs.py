@@ -315,6 +315,9 @@ def check(argv: list[str], folder: Path, capsys: pytest.CaptureFixture[str]) -> 
 # ── the properties ──────────────────────────────────────────────────────────────────────────
 
 
+REPLAY_SUITE = ["run", "-c", "suite.yaml", "--replay", "run.json", "--no-progress", "-q"]
+
+
 @FUZZ
 @given(suite=suites, data=st.data())
 def test_generated_suites(
@@ -324,11 +327,17 @@ def test_generated_suites(
     folder = example_dir(base, template)
     text = yaml.safe_dump(suite, allow_unicode=True, sort_keys=False)
     (folder / "suite.yaml").write_bytes(data.draw(corrupted(text)))
-    check(
-        ["run", "-c", "suite.yaml", "--replay", "run.json", "--no-progress", "-q", "-o", "o.json"],
-        folder,
-        capsys,
+    command = data.draw(
+        st.sampled_from(
+            [
+                [*REPLAY_SUITE, "-o", "o.json", "--output-md", "o.md", "--save-baseline"],
+                ["compare", "-c", "suite.yaml", "--replay", "run.json", "-q", "--no-progress"],
+                ["compare", "-c", "suite.yaml", "--current", "run.json", "-q"],
+                ["plan", "--effect", "0.3", "-c", "suite.yaml"],
+            ]
+        )
     )
+    check(command, folder, capsys)
 
 
 @FUZZ
