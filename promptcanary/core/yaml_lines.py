@@ -18,6 +18,7 @@ included, is refused with its line.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import yaml
@@ -266,6 +267,10 @@ def load_with_lines(text: str) -> Any:
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     loader = parser_cls(text)
     documents = 0
+    # Hundreds of thousands of small objects and no cycles (an alias inside its own anchor is
+    # refused): the cyclic collector's passes would only rescan them, and everything else alive.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         while loader.check_event():
             event = loader.get_event()
@@ -306,10 +311,22 @@ def load_with_lines(text: str) -> Any:
                     frame.size += 1
                     continue
                 builder.add(value, 1, event)
-            elif kind is mapping_start:
-                builder.start(event, LineDict(), _MAP_TAG)
-            elif kind is sequence_start:
-                builder.start(event, [], _SEQ_TAG)
+            elif kind is mapping_start or kind is sequence_start:
+                if event.tag is None and not event.anchor and len(stack) < MAX_DEPTH:
+                    # Fast path for the common case: untagged, unanchored, within the limit.
+                    line = event.start_mark.line + 1
+                    collection: list[Any] | LineDict
+                    if kind is mapping_start:
+                        collection = LineDict()
+                        collection.line = line
+                        collection.key_lines = {}
+                    else:
+                        collection = []
+                    stack.append(_Frame(collection, line, None))
+                elif kind is mapping_start:
+                    builder.start(event, LineDict(), _MAP_TAG)
+                else:
+                    builder.start(event, [], _SEQ_TAG)
             elif kind in ends:
                 builder.end(event)
             elif kind is yaml.AliasEvent:
@@ -329,4 +346,6 @@ def load_with_lines(text: str) -> Any:
         raise
     finally:
         loader.dispose()
+        if gc_was_enabled:
+            gc.enable()
     return builder.root
