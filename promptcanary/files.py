@@ -148,7 +148,7 @@ def _existing_ancestor(path: Path) -> Path:
 
 def _check_folder(folder: Path, *, flag: str, target: Path) -> None:
     """``folder`` (which may not exist yet) can be created and written into."""
-    base = _existing_ancestor(folder.absolute())
+    base = _existing_ancestor(folder)
     if not base.is_dir():
         raise ConfigError(
             f"cannot write {target}: {base} is a file, not a folder",
