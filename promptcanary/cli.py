@@ -52,15 +52,37 @@ BaselineDirOpt = Annotated[
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
+
+
+def _positive(value: float | None) -> float | None:
+    """Option callback: refuse 0 and below (click ranges cannot express an open bound here)."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"must be greater than 0 (got {value})")
+    return value
+
+
+def _open_unit(value: float | None) -> float | None:
+    """Option callback: a probability strictly between 0 and 1."""
+    if value is not None and not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be between 0 and 1, exclusive (got {value})")
+    return value
+
+
+# The ranges are those of canary.yaml's settings (core/config.py SuiteSettings): a flag is refused
+# before anything is sent, never passed on to the provider or stored in a run.
 TemperatureOpt = Annotated[
-    float | None, typer.Option("--temperature", "-t", help="Sampling temperature override (0-2).")
+    float | None,
+    typer.Option(
+        "--temperature", "-t", min=0.0, max=2.0, help="Sampling temperature override (0-2)."
+    ),
 ]
 MaxTokensOpt = Annotated[
-    int | None, typer.Option("--max-tokens", help="max_tokens override (> 0).")
+    int | None, typer.Option("--max-tokens", min=1, help="max_tokens override.")
 ]
 SeedOpt = Annotated[int | None, typer.Option(help="Seed override.")]
 ConcurrencyOpt = Annotated[
-    int | None, typer.Option(help="Requests in flight at once [default: 8 or canary.yaml].")
+    int | None,
+    typer.Option(min=1, max=512, help="Requests in flight at once [default: 8 or canary.yaml]."),
 ]
 SamplesOpt = Annotated[
     str | None,
@@ -70,7 +92,10 @@ SamplesOpt = Annotated[
     ),
 ]
 MaxCostOpt = Annotated[
-    float | None, typer.Option("--max-cost", help="Stop sending requests after this many USD.")
+    float | None,
+    typer.Option(
+        "--max-cost", callback=_positive, help="Stop sending requests after this many USD."
+    ),
 ]
 ApiBaseOpt = Annotated[
     str | None, typer.Option("--api-base", help="Base URL of an OpenAI-compatible endpoint.")
@@ -204,7 +229,10 @@ def compare(
         float | None, typer.Option(help="Min score gain for an improvement [default: 0.05].")
     ] = None,
     alpha: Annotated[
-        float | None, typer.Option(help="False discovery rate with samples [default: 0.05].")
+        float | None,
+        typer.Option(
+            callback=_open_unit, help="False discovery rate with samples [default: 0.05]."
+        ),
     ] = None,
     min_effect: Annotated[
         float | None, typer.Option(help="Min effect with samples [default: 0.1].")
@@ -233,7 +261,8 @@ def report(
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
     budget: Annotated[
-        int | None, typer.Option(help="Max characters of Markdown output [default: none].")
+        int | None,
+        typer.Option(min=1000, help="Max characters of Markdown output [default: none]."),
     ] = None,
     open_browser: Annotated[
         bool,

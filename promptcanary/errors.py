@@ -4,6 +4,7 @@
     ├── ConfigError                   canary.yaml / CLI options / Action inputs are wrong   (exit 2)
     │   └── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
     ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
+    │   └── SuiteMismatchError        a baseline and a run of different suites (also ValueError)
     ├── ProviderError                 the model could not be called                          (exit 3)
     │   └── ProviderAuthError         credentials refused: the whole run stops               (exit 3)
     ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
@@ -106,6 +107,14 @@ class InputError(PromptCanaryError):
     """A file handed to PromptCanary (run JSON, report JSON, baseline) cannot be used."""
 
     exit_code = EXIT_USAGE
+
+
+class SuiteMismatchError(InputError, ValueError):
+    """A baseline and a run belong to different suites, so they cannot be compared.
+
+    Also a ``ValueError``, which is what :func:`~promptcanary.core.comparator.compare` raised
+    before this class existed.
+    """
 
 
 class ProviderError(PromptCanaryError):

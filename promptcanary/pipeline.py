@@ -27,6 +27,7 @@ from promptcanary.errors import (
     EXIT_OK,
     BaselineNotFoundError,
     ConfigError,
+    SuiteMismatchError,
 )
 
 if TYPE_CHECKING:
@@ -273,13 +274,13 @@ def check_suite_matches(baseline: BaselineSnapshot, run: CanaryRunResult, where:
     """Refuse to compare runs of two different suites.
 
     Raises:
-        ConfigError: the baseline was recorded for another suite (``where`` names its file).
+        SuiteMismatchError: the baseline was recorded for another suite (``where`` names its
+            file); exit 2.
     """
     theirs, ours = baseline.run_result.suite_name, run.suite_name
     if theirs != ours:
-        raise ConfigError(
+        raise SuiteMismatchError(
             f"{where} is a baseline of suite '{theirs}', not of suite '{ours}'",
-            field="baseline",
             hint="Compare with a baseline of the same suite (its `name:` in canary.yaml), or "
             "record one with `promptcanary run --save-baseline`.",
         )

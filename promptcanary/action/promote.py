@@ -106,10 +106,14 @@ def promote(
         )
     model = run.provider.model_id
     message = f"PromptCanary: promote baseline for {run.suite_name} on {model}"
+    from promptcanary.errors import StorageError
+    from promptcanary.files import read_bytes
+
+    content = read_bytes(local, what="baseline file", error=StorageError)
     try:
         commit = github.commit_file(
             path=repo_path,
-            content=local.read_bytes(),
+            content=content,
             branch=branch,
             parent=parent,
             message=" ".join(message.split())[:200],

@@ -178,9 +178,12 @@ def load_context(environ: Mapping[str, str]) -> GitHubContext:
     event: dict[str, Any] = {}
     event_path = environ.get("GITHUB_EVENT_PATH")
     if event_path and Path(event_path).is_file():
+        from promptcanary.files import read_text
+
+        text = read_text(event_path, what="event payload", error=ConfigError)
         try:
-            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            loaded = json.loads(text)
+        except (ValueError, RecursionError) as exc:
             raise ConfigError(f"cannot read the event payload: {exc}", file=event_path) from exc
         if isinstance(loaded, dict):
             event = loaded

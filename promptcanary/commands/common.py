@@ -47,12 +47,15 @@ def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path
 
 
 def read_json(path: Path, what: str) -> Any:
-    if not path.exists():
-        raise InputError(f"{path}: {what} not found")
+    from promptcanary.files import read_bytes
+
+    raw = read_bytes(path, what=what, error=InputError)
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
+        return json.loads(raw)
+    except ValueError as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from exc
+    except RecursionError as exc:  # json.loads recurses once per nesting level
+        raise InputError(f"{path}: not valid JSON (nested too deeply)") from exc
 
 
 def load_run(path: Path) -> CanaryRunResult:
@@ -63,11 +66,17 @@ def load_run(path: Path) -> CanaryRunResult:
 
 
 def write_text(path: Path, text: str) -> None:
+    """Write an output file; if that fails, keep the text elsewhere and say where."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from exc
+        from promptcanary.errors import StorageError
+        from promptcanary.files import save_elsewhere
+
+        kept = save_elsewhere(path, text)
+        where = f"; saved it to {kept} instead" if kept else "; nothing was saved"
+        raise StorageError(f"{path}: cannot write ({exc.strerror or exc}){where}") from exc
 
 
 def progress_callback(enabled: bool) -> Any:

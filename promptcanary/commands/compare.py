@@ -16,7 +16,7 @@ from promptcanary.commands.common import (
     write_report_files,
     write_text,
 )
-from promptcanary.errors import ConfigError
+from promptcanary.errors import ConfigError, SuiteMismatchError
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
@@ -58,6 +58,17 @@ def _check_args(args: CompareArgs) -> None:
 
 def compare_command(args: CompareArgs) -> int:
     from promptcanary import pipeline
+    from promptcanary.files import check_destinations
+
+    # Before any request is paid for: every destination of this comparison must be writable.
+    check_destinations(
+        {
+            "--output-md": args.output_md,
+            "--output-html": args.output_html,
+            "--output-json": args.output_json,
+            "--save-run": args.save_run,
+        }
+    )
     from promptcanary.core.config import SuiteSettings, load_header
 
     _check_args(args)
@@ -132,6 +143,13 @@ def compare_command(args: CompareArgs) -> int:
 def _baseline(
     args: CompareArgs, store: FileBaselineStore, suite_name: str, model_id: str
 ) -> BaselineSnapshot:
-    if args.baseline is not None:
-        return store.load_from_path(args.baseline)
-    return store.load_latest(suite_name, model_id)
+    if args.baseline is None:
+        return store.load_latest(suite_name, model_id)
+    snapshot = store.load_from_path(args.baseline)
+    if snapshot.suite_name != suite_name:  # refused before any request is paid for
+        raise SuiteMismatchError(
+            f"{args.baseline} is a baseline of suite '{snapshot.suite_name}', not '{suite_name}'",
+            hint="Pass a baseline of this suite with --baseline (see `promptcanary baselines "
+            "list`), or leave --baseline out to use the newest one.",
+        )
+    return snapshot

@@ -53,6 +53,26 @@ def _flag_error(exc: Exception) -> ConfigError | None:
     return ConfigError(f"{message} (got {err.get('input')!r})", field=flag, hint=hint)
 
 
+def _validation_message(exc: BaseException) -> str | None:
+    """One line for a pydantic ValidationError (a value the data models refuse), else None.
+
+    Options are range-checked in cli.py, and files are checked where they are read; this is the
+    net under both, so a value a model refuses (a flag passed on into ``ProviderConfig``, say) is
+    a usage error that names the field, never "a bug in PromptCanary".
+    """
+    if type(exc).__name__ != "ValidationError" or not type(exc).__module__.startswith("pydantic"):
+        return None
+    errors = exc.errors()  # type: ignore[attr-defined]
+    if not errors:
+        return redact(str(exc).splitlines()[0])
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "value"
+    got = first.get("input")
+    shown = f" (got {got!r})" if isinstance(got, (int, float, str, bool)) else ""
+    model = getattr(exc, "title", "") or "value"
+    return redact(f"invalid {model} field '{where}': {first.get('msg', 'invalid')}{shown}")
+
+
 def run_cli(app: Any, argv: list[str] | None) -> int:
     """Run the typer ``app`` without click's own exit handling and map errors to exit codes."""
     # Standalone mode: click itself reports usage errors (exit 2) and turns typer.Exit into
@@ -72,10 +92,20 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except RecursionError:  # data nested deeper than any limit we check reached a recursive step
+        sys.stderr.write(
+            "error: the input is nested too deeply to process.\n"
+            "hint: See docs/limits.md for the limits on suites, runs and baselines.\n"
+        )
+        return EXIT_USAGE
     except Exception as exc:  # a bug: say so plainly, without dumping internals by default
         usage = _flag_error(exc)
         if usage is not None:
             print_error(usage)
+            return exit_code_for(usage)
+        message = _validation_message(exc)
+        if message is not None:
+            sys.stderr.write(f"error: {message}\n")
             return EXIT_USAGE
         if os.environ.get("PROMPTCANARY_DEBUG"):
             traceback.print_exc()

@@ -112,6 +112,10 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     Either way the workflows go to ``directory/.github/workflows/`` — GitHub reads workflows only
     from the repository root, never from a sub-folder — pointing at the suite's canary.yaml.
     """
+    from promptcanary.files import check_writable_dir
+
+    # Every destination is checked before the first file is written: never half a scaffold.
+    check_writable_dir(directory, flag="--dir")
     if name is None:
         suite_dir, suite_name, config_path = directory, _default_name(directory), "canary.yaml"
     else:
@@ -128,6 +132,14 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
         files[suite_dir / "README.md"] = SUITE_README.format(name=name, config=config_path)
     for path in workflows:
         files[path] = _CONFIG_LINE.sub(rf"\g<1>{config_path}", _workflow(path.name))
+    for path in files:
+        for parent in (path.parent, *path.parent.parents):
+            if parent == directory:
+                break
+            if parent.exists() and not parent.is_dir():
+                raise ConfigError(f"{parent} is a file, but a folder is needed there", field="init")
+        if path.is_dir():
+            raise ConfigError(f"{path} is a folder, but a file is needed there", field="init")
     existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
     # A second suite (init other-suite) keeps the repository's workflows rather than failing.
     kept = [w for w in workflows if name is not None and w.exists() and not force]
@@ -142,8 +154,11 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     for path, text in files.items():
         if (path.name == ".gitkeep" and path.exists()) or path in kept:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}", field="init") from exc
         console.print(f"created {path}", soft_wrap=True)
     for path in kept:
         console.print(

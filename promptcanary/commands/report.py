@@ -29,14 +29,21 @@ def report_command(
             raise ConfigError("only opens HTML reports; add --format html", field="--open")
         # promptcanary 0.2's `report X --format html --open`: the page goes next to the input.
         output = output or input.with_suffix(".html")
+    if output is not None:
+        from promptcanary.files import check_writable_file
+
+        check_writable_file(output, flag="--output")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
     if fmt == "terminal":
         if output is not None:
+            import io
+
             from rich.console import Console
 
-            with output.open("w", encoding="utf-8") as fh:
-                reporter.print_terminal(Console(file=fh, width=100, force_terminal=False))
+            buffer = io.StringIO()
+            reporter.print_terminal(Console(file=buffer, width=100, force_terminal=False))
+            write_text(output, buffer.getvalue())
         else:
             reporter.print_terminal(stdout_console())
         return EXIT_OK

@@ -14,7 +14,7 @@ from promptcanary.commands.common import (
     stdout_console,
     write_text,
 )
-from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError
+from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError, StorageError
 
 
 @dataclass
@@ -33,12 +33,26 @@ def run_command(args: RunArgs) -> int:
     from promptcanary import pipeline
 
     suite = load_suite(args.config)
+    from promptcanary.files import check_destinations
+
+    # Before any request is paid for: every destination of this run must be writable.
+    check_destinations(
+        {"--output": args.output, "--output-md": args.output_md, "--output-html": args.output_html},
+        {"--baseline-dir": default_baseline_dir(args.baseline_dir, args.config)}
+        if args.save_baseline
+        else {},
+    )
     overrides = args.overrides(baseline_samples=args.baseline_samples)
     run = measure(suite, args, overrides, for_baseline=args.save_baseline)
 
-    # The run is written before anything can fail, so a measured run is never lost.
+    # The run is written before anything can fail, so a measured run is never lost. If -o fails
+    # anyway (its text is then kept elsewhere), the reports and the baseline are still written.
+    unsaved: StorageError | None = None
     if args.output:
-        write_text(args.output, run.model_dump_json(indent=2))
+        try:
+            write_text(args.output, run.model_dump_json(indent=2))
+        except StorageError as exc:
+            unsaved = exc
 
     from promptcanary.core.reporter import RunReporter
 
@@ -64,6 +78,8 @@ def run_command(args: RunArgs) -> int:
         stderr_console().print(
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
         )
+    if unsaved is not None:
+        raise unsaved
 
     if run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses)):
         raise MeasurementError(

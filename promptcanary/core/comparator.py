@@ -56,13 +56,17 @@ def compare(
         A :class:`DriftReport` with full comparison data.
 
     Raises:
-        ValueError: If suite names do not match (guards against comparing incompatible suites).
+        SuiteMismatchError: (a ``ValueError``) if suite names do not match (guards against
+            comparing incompatible suites).
     """
     if baseline.suite_name != current.suite_name:
-        raise ValueError(
-            f"Suite name mismatch: baseline is for '{baseline.suite_name}' "
-            f"but current run is for '{current.suite_name}'. "
-            "Cannot compare results from different suites."
+        from promptcanary.errors import SuiteMismatchError
+
+        raise SuiteMismatchError(
+            f"Suite name mismatch: baseline {baseline.snapshot_id[:8]} is for "
+            f"'{baseline.suite_name}' but current run is for '{current.suite_name}'. "
+            "Cannot compare results from different suites.",
+            hint="Compare with a baseline of the same suite (see `promptcanary baselines list`).",
         )
     with _gc_paused():
         return _compare(

@@ -147,21 +147,16 @@ def line_of(node: Any, key: str | None = None) -> int | None:
 
 def load_yaml_file(path: str | Path) -> Any:
     """Parse a YAML file with line numbers; errors become :class:`ConfigError` naming the file."""
+    from promptcanary.files import MAX_YAML_BYTES, read_text
+
     p = Path(path)
-    if not p.exists():
-        raise ConfigError(
-            "file not found",
-            file=p,
-            hint="Create one with `promptcanary init`, or pass the right path with -c/--config.",
-        )
-    if p.is_dir():
-        raise ConfigError("is a directory, expected a canary.yaml file", file=p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not valid UTF-8 text ({exc.reason})", file=p) from exc
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=p) from exc
+    text = read_text(
+        p,
+        what="suite file",
+        limit=MAX_YAML_BYTES,
+        error=ConfigError,
+        hint="Create one with `promptcanary init`, or pass the right path with -c/--config.",
+    )
     # PyYAML is imported here, not at module level: commands that only read JSON never need it.
     import yaml
 

@@ -201,6 +201,9 @@ class LiteLLMProvider(BaseLLMProvider):
 
     def _error(self, exc: BaseException) -> ProviderError:
         """Translate any LiteLLM / network exception into a ProviderError (redacted)."""
+        unreadable = _unreadable_body(exc)
+        if unreadable is not None:
+            return self._unreadable_error(exc, unreadable)
         status = getattr(exc, "status_code", None)
         status = status if isinstance(status, int) else None
         headers = getattr(exc, "litellm_response_headers", None)
@@ -226,6 +229,80 @@ class LiteLLMProvider(BaseLLMProvider):
             raw_error=exc,
             retry_after_s=retry_after,
         )
+
+    def _unreadable_error(self, exc: BaseException, what: str) -> ProviderError:
+        message = redact(f"{self.config.model_id}: the server answered with {what}")
+        api_key = self.config.extra_params.get("api_key")
+        if isinstance(api_key, str) and api_key:
+            message = redact(message, extra_secrets=[api_key])
+        return ProviderError(
+            message,
+            model_id=self.config.model_id,
+            status_code=200,
+            raw_error=exc,
+            # The same request gets the same page: retrying would only spend time.
+            retryable=False,
+            hint="Check --api-base / OPENAI_API_BASE: it should be the API's base URL (often "
+            "ending in /v1), not a web page, login page or proxy in front of it.",
+        )
+
+
+# LiteLLM reports a 2xx reply it cannot read as a 500 (InternalServerError), which would be retried
+# like a server fault. Its OpenAI client says which case it was, in one of two ways:
+# * the body was declared JSON but does not parse: a JSONDecodeError (holding the body) is in the
+#   exception chain;
+# * the Content-Type was not JSON, so the body came back as text: "... Received: '<text>'. Check".
+_RECEIVED_TEXT = re.compile(
+    r"Empty or invalid response from LLM endpoint\. Received: (.*?)\. Check", re.S
+)
+_NO_CHOICES = re.compile(r"provider returned a response with no 'choices'(.*)")
+#: Characters of an unreadable body quoted in the message.
+_BODY_PREVIEW = 120
+
+
+def _unreadable_body(exc: BaseException) -> str | None:
+    """How a 2xx reply that is not a chat completion looked, or None for any other error."""
+    import json
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, json.JSONDecodeError):
+            return (
+                "a body that is not JSON although its Content-Type says JSON "
+                f"(first bytes: {_preview(current.doc)})"
+            )
+        current = current.__cause__ or current.__context__
+    text = str(exc)
+    received = _RECEIVED_TEXT.search(text)
+    if received:
+        shown = received.group(1)
+        if shown.startswith(("'", '"')):  # the body as text: the Content-Type was not JSON
+            import ast
+
+            try:
+                body = ast.literal_eval(shown)
+            except (ValueError, SyntaxError):
+                body = shown
+            return (
+                "a body that is not JSON (its Content-Type is not JSON; "
+                f"first bytes: {_preview(str(body))})"
+            )
+        return f"JSON that is not a chat completion (received {_preview(shown)})"
+    no_choices = _NO_CHOICES.search(text)
+    if no_choices:
+        return "JSON that is not a chat completion (no 'choices'" + (
+            f"; {no_choices.group(1).strip(' .')})" if no_choices.group(1).strip(" .") else ")"
+        )
+    return None
+
+
+def _preview(body: str) -> str:
+    if not body:
+        return "(empty)"
+    flat = " ".join(body.split())
+    return repr(flat if len(flat) <= _BODY_PREVIEW else flat[:_BODY_PREVIEW] + "…")
 
 
 def _cost(litellm: Any, response: Any) -> float | None:

@@ -152,9 +152,16 @@ class FileBaselineStore:
                 Path(tmp).unlink(missing_ok=True)
                 raise
         except OSError as exc:
+            # A measured run is never lost: keep it where it can be found and say where.
+            from promptcanary.files import save_elsewhere
+
+            kept = save_elsewhere(path, text)
+            where = f"; saved it to {kept} instead" if kept else "; nothing was saved"
             raise StorageError(
-                f"{path}: cannot write baseline ({exc.strerror or exc})",
-                hint="Check that the baseline directory is writable.",
+                f"{path}: cannot write baseline ({exc.strerror or exc}){where}",
+                hint=f"Make the baseline folder writable, then move the file to {path}."
+                if kept
+                else "Check that the baseline directory is writable.",
             ) from exc
 
     def delete(self, snapshot_id: str) -> bool:
@@ -195,8 +202,22 @@ class FileBaselineStore:
                 + f" in {self.directory}",
                 hint="Save one with `promptcanary run --save-baseline` and commit it.",
             )
-        newest = max(candidates, key=_timestamp_of)
-        return self._load_file(newest)
+        # File names hold slugs ("a b" and "a-b" share one) and files can be renamed or copied:
+        # the newest file whose *content* is this suite wins; the others are not its baselines.
+        others: list[str] = []
+        for path in sorted(candidates, key=_timestamp_of, reverse=True):
+            snapshot = self._load_file(path)
+            if snapshot.suite_name == suite_name:
+                return snapshot
+            others.append(f"{path.name} holds suite '{snapshot.suite_name}'")
+        raise BaselineNotFoundError(
+            f"No baseline found for suite={suite_name!r}"
+            + (f", model={model_id!r}" if model_id else "")
+            + f" in {self.directory}: "
+            + "; ".join(others[:3]),
+            hint="Save one with `promptcanary run --save-baseline`; rename suites whose "
+            "names differ only in punctuation.",
+        )
 
     def list_baselines(
         self,
@@ -270,12 +291,11 @@ class FileBaselineStore:
         )
 
     def _load_file(self, path: Path) -> BaselineSnapshot:
+        from promptcanary.files import read_bytes
+
         if not path.exists():
             raise BaselineNotFoundError(f"{path}: baseline file not found")
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise CorruptBaselineError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raw = read_bytes(path, what="baseline file", error=CorruptBaselineError)
         try:
             # Fast path: pydantic parses the JSON itself (about twice as fast as json.loads +
             # model_validate on a 50,000-result baseline).
@@ -302,6 +322,8 @@ def _explain_invalid(path: Path, raw: bytes) -> CorruptBaselineError:
         data = json.loads(raw)
     except ValueError as exc:
         return CorruptBaselineError(f"{path}: not valid JSON ({exc})", hint=hint)
+    except RecursionError:
+        return CorruptBaselineError(f"{path}: not valid JSON (nested too deeply)", hint=hint)
     if not isinstance(data, dict):
         return CorruptBaselineError(f"{path}: not a PromptCanary baseline (expected an object)")
     version = data.get("schema_version", 1)
@@ -327,8 +349,11 @@ def _timestamp_of(path: Path) -> datetime:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     """Listing metadata from a baseline file without building the pydantic models."""
+    from promptcanary.files import read_bytes
+
+    raw = read_bytes(path, what="baseline file", error=CorruptBaselineError)
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(raw)
         run = data["run_result"]
         measured = [r for r in run.get("probe_results", []) if not r.get("errored")]
         score = sum(float(r["score"]) for r in measured) / len(measured) if measured else 1.0
@@ -342,7 +367,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
             "overall_score": score,
             "samples": int(run.get("samples", 1)),
         }
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
         raise CorruptBaselineError(
             f"{path}: not a valid baseline ({type(exc).__name__}: {exc})"
         ) from exc

@@ -36,6 +36,8 @@ def load_run(path: str | Path) -> CanaryRunResult:
         pass
     try:
         data: Any = json.loads(raw)
+    except RecursionError as exc:  # json.loads recurses once per nesting level
+        raise InputError(f"{p}: not valid JSON (nested too deeply)", hint=_HINT) from exc
     except ValueError as exc:
         line = f":{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise InputError(f"{p}{line}: not valid JSON ({exc})", hint=_HINT) from exc
@@ -51,11 +53,6 @@ def load_run(path: str | Path) -> CanaryRunResult:
 
 
 def _read(p: Path) -> bytes:
-    try:
-        return p.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError(f"{p}: run file not found", hint=_HINT) from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{p}: is a folder, not a run file", hint=_HINT) from exc
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read the file ({exc.strerror or exc})") from exc
+    from promptcanary.files import read_bytes
+
+    return read_bytes(p, what="run file", error=InputError, hint=_HINT)

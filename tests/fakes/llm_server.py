@@ -183,7 +183,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            # A scripted Content-Type (e.g. text/html for a proxy's error page) replaces ours.
+            if not any(k.lower() == "content-type" for k in headers):
+                self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             for k, v in headers.items():
                 self.send_header(k, v)

@@ -168,7 +168,9 @@ def test_malformed_json_body_is_an_error_not_a_crash(
     llm_server.reply = Script({"garbled": lambda n: Reply(raw_body=b'{"id": "x", "choices": [')})
     result = run_suite(suite_of(["garbled", "fine"]), litellm_provider(), options(max_attempts=2))
     garbled, fine = result.llm_responses
-    assert garbled.error is not None and garbled.attempts == 2
+    # The same request would get the same body: named, not retried (issue 14).
+    assert garbled.error is not None and garbled.attempts == 1
+    assert garbled.error_type == "bad_response" and "not JSON" in garbled.error
     assert fine.ok
     assert result.error_rate == 0.5
 

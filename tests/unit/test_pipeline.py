@@ -10,7 +10,7 @@ from promptcanary import pipeline
 from promptcanary.core.config import SuiteSettings
 from promptcanary.core.models import CanaryRunResult, LLMResponse, ProviderConfig
 from promptcanary.core.suite import CanarySuite
-from promptcanary.errors import ConfigError, exit_code_for
+from promptcanary.errors import ConfigError, SuiteMismatchError, exit_code_for
 from promptcanary.storage.file import FileBaselineStore
 from tests.unit.core.test_comparator import pr, run, snapshot
 
@@ -79,9 +79,9 @@ def test_unknown_severity_is_a_config_error() -> None:
         pipeline.GatePolicy("severe")
 
 
-def test_a_baseline_of_another_suite_is_a_config_error_naming_both() -> None:
+def test_a_baseline_of_another_suite_is_a_usage_error_naming_both() -> None:
     other = snapshot([pr("a", 1.0)], suite="billing-bot")
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(SuiteMismatchError) as info:
         pipeline.compare_with_settings(
             other, run([pr("a", 1.0)]), SuiteSettings(), pipeline.Overrides(), where="old.json"
         )

@@ -189,7 +189,8 @@ class LLMResponse(BaseModel):
     """HTTP status of the final failed attempt, when there was one."""
     error_type: str | None = None
     """Machine-readable error kind: auth, rate_limit, timeout, server, connection, budget,
-    bad_request, replay_missing, unknown."""
+    bad_request, bad_response (a 2xx reply that is not a chat completion), replay_missing,
+    unknown."""
     cost_usd: float | None = None
     """Cost of this call in USD from LiteLLM's price map; None when the model is unknown."""
     response_model: str | None = None

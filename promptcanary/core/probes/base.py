@@ -27,7 +27,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProbeSpec,
 )
-from promptcanary.errors import ProbeConfigError, validation_parts
+from promptcanary.errors import ConfigError, ProbeConfigError, validation_parts
 
 #: Registry of probe classes by their YAML ``type:`` name (== the class's ``probe_id``).
 _PROBE_REGISTRY: dict[str, type[BaseProbe]] = {}
@@ -313,27 +313,60 @@ def get_probe_class(type_name: str) -> type[BaseProbe]:
     if type_name in _PROBE_REGISTRY:
         return _PROBE_REGISTRY[type_name]
     if ":" in type_name:
-        module_name, _, attr = type_name.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise LookupError(
-                f"cannot import module '{module_name}' for probe '{type_name}': {exc}"
-            ) from exc
-        obj: Any = module
-        for part in attr.split("."):
-            obj = getattr(obj, part, None)
-            if obj is None:
-                raise LookupError(f"module '{module_name}' has no attribute '{attr}'")
-        if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
-            raise LookupError(f"'{type_name}' is not a BaseProbe subclass")
-        return obj
+        return _import_probe_class(type_name)
     import difflib
 
     known = ", ".join(sorted(_PROBE_REGISTRY))
     close = difflib.get_close_matches(type_name, list(_PROBE_REGISTRY), n=1)
     guess = f" Did you mean '{close[0]}'?" if close else ""
     raise LookupError(f"unknown probe type '{type_name}'.{guess} Known types: {known}")
+
+
+def _import_probe_class(type_name: str) -> type[BaseProbe]:
+    """The class named by a ``package.module:ClassName`` probe type.
+
+    The user's module runs when it is imported: whatever it raises (or a ``sys.exit`` in it) is
+    reported as a LookupError naming the module and the first line of the exception, never as a
+    crash of PromptCanary.
+    """
+    module_name, _, attr = type_name.partition(":")
+    form = "Write a custom probe type as 'package.module:ClassName'."
+    if not module_name or not attr:
+        raise LookupError(f"probe type '{type_name}' needs a module and a class name. {form}")
+    if module_name.startswith("."):
+        raise LookupError(
+            f"probe type '{type_name}': relative module names are not supported. {form}"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise LookupError(
+            f"cannot import module '{module_name}' for probe '{type_name}': {exc}. "
+            "Is it installed, or on PYTHONPATH?"
+        ) from exc
+    except (Exception, SystemExit) as exc:
+        raise LookupError(
+            f"importing module '{module_name}' for probe '{type_name}' failed: {_first_line(exc)}"
+        ) from exc
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part, None) if part else None
+        except Exception as exc:  # a module-level __getattr__ may raise anything
+            raise LookupError(
+                f"module '{module_name}': reading '{attr}' failed: {_first_line(exc)}"
+            ) from exc
+        if obj is None:
+            raise LookupError(f"module '{module_name}' has no attribute '{attr}'")
+    if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
+        raise LookupError(f"'{type_name}' is not a BaseProbe subclass")
+    return obj
+
+
+def _first_line(exc: BaseException) -> str:
+    """``ExcType: first line of its message`` — enough to recognise, short enough to read."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def build_probe(type_name: str, params: dict[str, Any]) -> BaseProbe:
@@ -347,11 +380,24 @@ def build_probe(type_name: str, params: dict[str, Any]) -> BaseProbe:
         cls = get_probe_class(type_name)
     except LookupError as exc:
         raise ProbeConfigError(str(exc), field="type") from exc
-    validated = validate_probe_params(cls, params, type_name=type_name)
+    try:
+        validated = validate_probe_params(cls, params, type_name=type_name)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a custom probe's signature pydantic cannot turn into a schema
+        raise ProbeConfigError(
+            f"probe '{type_name}': cannot read its parameters: {_first_line(exc)}"
+        ) from exc
     try:
         return cls(**validated)
     except (TypeError, ValueError) as exc:
         raise ProbeConfigError(f"probe '{type_name}': {exc}") from exc
+    except ConfigError:
+        raise
+    except Exception as exc:  # a custom probe's constructor may raise anything
+        raise ProbeConfigError(
+            f"probe '{type_name}': creating it failed: {_first_line(exc)}"
+        ) from exc
 
 
 def validate_probe_params(

@@ -82,7 +82,7 @@ def is_retryable(error: BaseException) -> bool:
 def error_type_for(error: BaseException) -> str:
     """Machine-readable kind of a failure, stored on :attr:`LLMResponse.error_type`.
 
-    One of: auth, rate_limit, timeout, server, connection, bad_request, unknown.
+    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, unknown.
     """
     if isinstance(error, ProviderAuthError):
         return "auth"
@@ -98,6 +98,9 @@ def error_type_for(error: BaseException) -> str:
         return "auth"
     if status == 429:
         return "rate_limit"
+    # Answered, but not with a readable chat completion (whatever words the body holds).
+    if status is not None and 200 <= status < 300:
+        return "bad_response"
     if status == 408 or "timed out" in text or "timeout" in text:
         return "timeout"
     # LiteLLM reports a refused connection as a 500 "Connection error."; name it for what it is.
