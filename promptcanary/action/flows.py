@@ -93,10 +93,9 @@ class Session:
         return url or ""
 
     def finish(self, outcome: Outcome) -> Outcome:
-        """Add the GitHub failures to the summary and the outcome."""
+        """Add the GitHub failures to the summary."""
         if self.failures:
             self.workflow.add_summary(render.github_failure_note(self.failures))
-            outcome.github_failures = list(self.failures)
         return outcome
 
     def workspace_relative(self, path: Path) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +45,6 @@ class Outcome:
     json_path: str = ""
     comment_url: str = ""
     baseline_path: str = ""
-    github_failures: list[str] = field(default_factory=list)
 
     def outputs(self) -> dict[str, str]:
         """The step outputs, every declared name present (empty when it does not apply)."""

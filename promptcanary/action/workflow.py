@@ -54,7 +54,6 @@ class Workflow:
     """
 
     def __init__(self, environ: Mapping[str, str], stream: TextIO | None = None) -> None:
-        self._environ = environ
         self._stream = stream if stream is not None else sys.stdout
         self.output_file = _path_or_none(environ.get("GITHUB_OUTPUT"))
         self.summary_file = _path_or_none(environ.get("GITHUB_STEP_SUMMARY"))

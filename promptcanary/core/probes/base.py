@@ -16,7 +16,7 @@ import json
 import typing
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import ConfigDict, ValidationError, create_model
 
@@ -50,8 +50,6 @@ class BaseProbe(abc.ABC):
     name: str = "Base Probe"
     category: ProbeCategory = ProbeCategory.CUSTOM
     description: str = ""
-    #: Set to False for probes that never look at the response text (none built in yet).
-    needs_content: ClassVar[bool] = True
 
     _params: dict[str, Any]
 

@@ -127,7 +127,6 @@ class LatencyProbe(BaseProbe):
     name = "Latency"
     category = ProbeCategory.CUSTOM
     description = "Checks the response arrived within a time budget."
-    needs_content = False
 
     def __init__(self, max_ms: float) -> None:
         if not max_ms > 0:

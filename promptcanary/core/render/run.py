@@ -93,7 +93,6 @@ class RunView:
     failing: list[RunPair]
     pairs_total: int
     error_groups: list[tuple[str, list[str]]]
-    error_groups_hidden: int
     errors: int
     usage: str
     aborted: str | None
@@ -165,7 +164,6 @@ def build_run_view(
         failing=failing,
         pairs_total=len(grouped),
         error_groups=ordered[:MAX_ERROR_GROUPS],
-        error_groups_hidden=max(len(ordered) - MAX_ERROR_GROUPS, 0),
         errors=len(run.errors),
         usage=_usage(run),
         aborted=one_line(redact(run.aborted), 400) if run.aborted else None,

@@ -348,7 +348,7 @@ def decide_confirmed(
         raw.append(directional_p(ref, conf, pair))
         floors.append(floor)
         effects.append(moved if pair.direction == "drop" else -moved)
-    adjusted = stats.tarone_bh_adjust(raw, floors, alpha=alpha) if tested else []
+    adjusted = stats.testable_bh_adjust(raw, floors, alpha=alpha) if tested else []
     for i, p, p_adj, effect in zip(tested, raw, adjusted, effects):
         flagged = p_adj <= alpha and effect >= min_effect - _EPS
         drop = items[i][2].direction == "drop"

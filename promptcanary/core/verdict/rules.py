@@ -64,8 +64,6 @@ def decide_single(
     *,
     regression_threshold: float,
     improvement_threshold: float,
-    alpha: float = 0.05,
-    min_effect: float = 0.1,
 ) -> list[Verdict]:
     """The documented rule: a regression is a drop of at least ``regression_threshold`` that ends
     failing; an improvement is a gain of at least ``improvement_threshold`` that ends passing."""
@@ -101,7 +99,7 @@ def decide_multi(
     within passes); see :func:`choose_test`.
 
     The correction is discreteness-aware (see
-    :func:`~promptcanary.core.verdict.stats.tarone_bh_adjust`): a pair whose pooled samples make a small
+    :func:`~promptcanary.core.verdict.stats.testable_bh_adjust`): a pair whose pooled samples make a small
     p-value impossible (9/10 vs 10/10 can never go below 0.5) is left out of the count, gets
     ``p_adjusted = 1.0`` and is never flagged; its raw ``p_value`` is kept.
 
@@ -130,11 +128,11 @@ def decide_multi(
             verdicts[i] = verdict
 
     if tested:
-        from promptcanary.core.verdict.stats import tarone_bh_adjust
+        from promptcanary.core.verdict.stats import testable_bh_adjust
 
         raw = [test.two_sided_p() for _, test in tested]
         floors = [min(1.0, 2.0 * test.min_p()) for _, test in tested]
-        adjusted = tarone_bh_adjust(raw, floors, alpha=alpha)
+        adjusted = testable_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
             large = abs(test.effect) >= min_effect - _EPS

@@ -13,7 +13,7 @@
   ``mannwhitneyu(..., method=PermutationMethod())`` — the tests check it.
 * :func:`bh_adjust` — Benjamini–Hochberg (``scipy.stats.false_discovery_control``).
 * :func:`fisher_min_p` / :func:`mann_whitney_min_p` — the smallest p-value a pair could reach
-  given its margins (what both sides pooled hold), and :func:`tarone_bh_adjust` — Benjamini–Hochberg
+  given its margins (what both sides pooled hold), and :func:`testable_bh_adjust` — Benjamini–Hochberg
   restricted to the pairs that could reach significance at all (Tarone's trick applied to BH:
   Gilbert 2005, "A modified false discovery rate multiple-comparisons procedure for discrete
   data", Applied Statistics 54:143–158).
@@ -26,7 +26,6 @@ single-sample comparisons and the CLI's start-up must not pay for it.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -149,7 +148,8 @@ def _rank_sum_distribution(ranks: tuple[int, ...], n_b: int) -> NDArray[np.float
     ways[0, 0] = 1.0
     for r in ranks:
         ways[1:, r:] = ways[1:, r:] + ways[:-1, : top + 1 - r]
-    return ways[n_b]
+    row: NDArray[np.float64] = ways[n_b]
+    return row
 
 
 # ── Multiple comparisons ─────────────────────────────────────────────────────────────────────
@@ -165,20 +165,7 @@ def bh_adjust(p_values: Sequence[float]) -> list[float]:
     return [_clip(float(p)) for p in adjusted]
 
 
-def tarone_index(min_p_values: Sequence[float], *, alpha: float) -> int:
-    """Tarone's K: the smallest k such that at most k pairs have a minimum attainable p ≤ alpha / k.
-
-    Counts only fall as k grows and k = number of pairs always qualifies, so K exists (1 when
-    there are no pairs).
-    """
-    floors = sorted(min_p_values)
-    for k in range(1, len(floors) + 1):
-        if bisect_right(floors, alpha / k) <= k:
-            return k
-    return 1
-
-
-def tarone_bh_adjust(
+def testable_bh_adjust(
     p_values: Sequence[float], min_p_values: Sequence[float], *, alpha: float
 ) -> list[float]:
     """Benjamini–Hochberg over the *testable* pairs only, same order.

@@ -271,31 +271,24 @@ def test_mann_whitney_min_p_large_samples_and_edges() -> None:
         stats.mann_whitney_min_p([0.1, 0.2], 3)
 
 
-def test_tarone_index_by_hand() -> None:
-    floors = [0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5]
-    # k = 1: 5 floors <= 0.05 (> 1); k = 2: 4 floors <= 0.025 (> 2); k = 3: 3 <= 0.0167 (<= 3).
-    assert stats.tarone_index(floors, alpha=0.05) == 3
-    assert stats.tarone_index([], alpha=0.05) == 1
-    assert stats.tarone_index([0.5, 0.9], alpha=0.05) == 1  # none testable at all
-    assert stats.tarone_index([1e-6] * 4, alpha=0.05) == 4  # all testable: K = m, plain BH
-
-
-def test_tarone_bh_adjust_by_hand() -> None:
+def test_testable_bh_adjust_by_hand() -> None:
     floors = [0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5]
     raw = [0.001, 0.02, 0.012, 0.03, 0.04, 0.3, 0.6]
     # Testable: floors <= alpha, the first five. BH over them with m = 5:
     # sorted 0.001, 0.012, 0.02, 0.03, 0.04 -> x5, x5/2, x5/3, x5/4, x1 -> monotone from the top.
     expected = [0.005, 0.1 / 3, 0.03, 0.0375, 0.04, 1.0, 1.0]
-    assert stats.tarone_bh_adjust(raw, floors, alpha=0.05) == pytest.approx(expected)
+    assert stats.testable_bh_adjust(raw, floors, alpha=0.05) == pytest.approx(expected)
     # Plain BH over all seven is weaker for the same pairs.
     assert stats.bh_adjust(raw)[1] == pytest.approx(0.02 * 7 / 3)
     # Every floor tiny: exactly plain BH.
-    assert stats.tarone_bh_adjust(raw, [0.0] * 7, alpha=0.05) == pytest.approx(stats.bh_adjust(raw))
+    assert stats.testable_bh_adjust(raw, [0.0] * 7, alpha=0.05) == pytest.approx(
+        stats.bh_adjust(raw)
+    )
     # Never weaker than plain BH: whatever plain BH flags at alpha is still flagged.
     for alpha in (0.01, 0.05, 0.2):
         plain = [p <= alpha for p in stats.bh_adjust(raw)]
-        filtered = [p <= alpha for p in stats.tarone_bh_adjust(raw, floors, alpha=alpha)]
+        filtered = [p <= alpha for p in stats.testable_bh_adjust(raw, floors, alpha=alpha)]
         assert all(f for f, q in zip(filtered, plain) if q)
-    assert stats.tarone_bh_adjust([], [], alpha=0.05) == []
+    assert stats.testable_bh_adjust([], [], alpha=0.05) == []
     with pytest.raises(ValueError, match="same length"):
-        stats.tarone_bh_adjust([0.1], [], alpha=0.05)
+        stats.testable_bh_adjust([0.1], [], alpha=0.05)
