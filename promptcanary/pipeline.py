@@ -148,13 +148,20 @@ def make_provider(model: str, overrides: Overrides) -> BaseLLMProvider:
     """A replay of the saved run when ``overrides.replay`` is set, else LiteLLM for ``model``.
 
     LiteLLM is imported only here, so paths that never call a model never pay for it.
+
+    Raises:
+        ConfigError: the model cannot be called as configured (exit 2, nothing sent).
     """
     if overrides.replay is not None:
         from promptcanary.providers.replay import ReplayProvider
 
         return ReplayProvider(load_run(overrides.replay))
     from promptcanary.providers.litellm import LiteLLMProvider
+    from promptcanary.providers.preflight import preflight
 
+    # Before the first request: a missing key, a model LiteLLM cannot route or a base URL
+    # without a scheme would otherwise cost a run of retried requests to find out.
+    preflight(model, api_base=overrides.api_base)
     extra: dict[str, Any] = {"api_base": overrides.api_base} if overrides.api_base else {}
     return LiteLLMProvider(model, **extra)
 

@@ -167,48 +167,9 @@ def _pr_number(context: GitHubContext) -> int | None:
 
 # ── Provider keys ──────────────────────────────────────────────────────────────────────────────
 
-# LiteLLM provider prefix → environment variables that can carry its credentials (any one will
-# do). Providers not listed (local servers, cloud SDK credentials) are assumed to be configured.
-_PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "text-completion-openai": ("OPENAI_API_KEY",),
-    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "mistral": ("MISTRAL_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "cohere": ("COHERE_API_KEY",),
-    "cohere_chat": ("COHERE_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY", "OR_API_KEY"),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_API_KEY"),
-    "fireworks_ai": ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY", "FIREWORKSAI_API_KEY"),
-    "xai": ("XAI_API_KEY",),
-    "perplexity": ("PERPLEXITYAI_API_KEY", "PERPLEXITY_API_KEY"),
-    "huggingface": ("HUGGINGFACE_API_KEY", "HF_TOKEN"),
-    "replicate": ("REPLICATE_API_KEY", "REPLICATE_API_TOKEN"),
-}
-
-# Bare model names LiteLLM routes without a prefix.
-_BARE_PREFIXES = (
-    ("gpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("chatgpt-", "openai"),
-    ("claude-", "anthropic"),
-)
-
 
 def missing_provider_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """The key variables ``model`` needs when none of them is set (empty means fine or unknown).
+    """The key variables ``model`` needs when none is set (see :mod:`promptcanary.providers.preflight`)."""
+    from promptcanary.providers.preflight import missing_keys
 
-    Secrets a workflow cannot see arrive as empty strings (fork PRs), so empty counts as missing.
-    """
-    prefix = model.split("/", 1)[0] if "/" in model else ""
-    if not prefix:
-        prefix = next((p for start, p in _BARE_PREFIXES if model.startswith(start)), "")
-    names = _PROVIDER_KEYS.get(prefix, ())
-    if not names or any(environ.get(name, "").strip() for name in names):
-        return ()
-    return names
+    return missing_keys(model, environ)

@@ -32,9 +32,36 @@ def stderr_console() -> Console:
 
 
 def load_suite(path: Path) -> CanarySuite:
+    """canary.yaml, after reading the ``.env`` files next to it and in the current folder."""
     from promptcanary.core.suite import CanarySuite
 
+    load_env_files(path)
     return CanarySuite.from_yaml(path)
+
+
+def load_env_files(config: Path | None) -> list[Path]:
+    """Read ``.env`` from the suite's folder and the current folder (as `init`'s .env.example
+    suggests). A variable already set to a value is never overridden; an empty one counts as
+    unset (an empty key is a missing key). Returns the files read."""
+    import os
+
+    from dotenv import dotenv_values
+
+    read = []
+    folders = ([config.parent] if config is not None else []) + [Path.cwd()]
+    for folder in dict.fromkeys(f.resolve() for f in folders):
+        env = folder / ".env"
+        if not env.is_file():
+            continue
+        try:
+            values = dotenv_values(env, encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{env}: cannot read the file ({exc})") from exc
+        for key, value in values.items():
+            if value and not os.environ.get(key):
+                os.environ[key] = value
+        read.append(env)
+    return read
 
 
 def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path:

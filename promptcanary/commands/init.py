@@ -61,6 +61,19 @@ def _workflow(name: str) -> str:
     return (files("promptcanary.commands") / "templates" / name).read_text(encoding="utf-8")
 
 
+def _gitignore(directory: Path) -> dict[Path, str]:
+    """.gitignore with ``.env`` added (keys must never be committed); other lines are kept."""
+    path = directory / ".gitignore"
+    try:
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return {}
+    if ".env" in (line.strip() for line in current.splitlines()):
+        return {}
+    sep = "" if not current or current.endswith("\n") else "\n"
+    return {path: f"{current}{sep}# Provider keys for promptcanary (see .env.example)\n.env\n"}
+
+
 def _default_name(directory: Path) -> str:
     base = directory.resolve().name or "my-suite"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-") or "my-suite"
@@ -126,6 +139,7 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
     files = {
         suite_dir / "canary.yaml": CANARY_YAML.format(name=json.dumps(suite_name)),
         suite_dir / ".env.example": ENV_EXAMPLE,
+        **_gitignore(directory),
         suite_dir / "baselines" / ".gitkeep": "",
     }
     if name is not None:
@@ -140,7 +154,7 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
                 raise ConfigError(f"{parent} is a file, but a folder is needed there", field="init")
         if path.is_dir():
             raise ConfigError(f"{path} is a folder, but a file is needed there", field="init")
-    existing = [p for p in files if p.exists() and p.name != ".gitkeep"]
+    existing = [p for p in files if p.exists() and p.name not in (".gitkeep", ".gitignore")]
     # A second suite (init other-suite) keeps the repository's workflows rather than failing.
     kept = [w for w in workflows if name is not None and w.exists() and not force]
     conflicts = [p for p in existing if p not in kept]

@@ -56,14 +56,17 @@ def run_command(args: RunArgs) -> int:
 
     from promptcanary.core.reporter import RunReporter
 
-    reporter = RunReporter(run)
+    unusable = pipeline.unusable_reason(run, overrides.error_limit(suite.settings))
+    # No "make this the baseline" hint right after saving one, nor for a run that cannot be one.
+    reporter = (
+        RunReporter(run, accept_hint="") if args.save_baseline or unusable else RunReporter(run)
+    )
     if args.output_md:
         reporter.to_markdown(args.output_md)
     if args.output_html:
         reporter.to_html(args.output_html)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
-    unusable = pipeline.unusable_reason(run, overrides.error_limit(suite.settings))
     if args.save_baseline:
         if unusable:
             raise MeasurementError(

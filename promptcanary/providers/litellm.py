@@ -15,6 +15,7 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.core.run.retry import parse_retry_after
+from promptcanary.core.text import clip
 from promptcanary.errors import ProviderAuthError, ProviderError, redact
 from promptcanary.providers.base import BaseLLMProvider
 
@@ -213,9 +214,11 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after = parse_retry_after(headers)
         except Exception:  # headers of an unexpected type: no hint, not a crash
             retry_after = None
-        text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
-        if len(text) > _MAX_ERROR_TEXT:
-            text = text[: _MAX_ERROR_TEXT - 1] + "…"
+        text = clip(_LITELLM_PREFIX.sub("", " ".join(str(exc).split())), _MAX_ERROR_TEXT)
+        if _is_connection_error(exc, text):
+            # LiteLLM says only "Connection error": name where it tried to connect.
+            where = self.config.extra_params.get("api_base") or "the provider's default endpoint"
+            text += f" (could not connect to {where})"
         # "Provider call failed: ..." as in promptcanary 0.2; str() adds the model and status.
         message = redact(f"Provider call failed: {type(exc).__name__}: {text}")
         api_key = self.config.extra_params.get("api_key")
@@ -370,3 +373,8 @@ def token_price(model_id: str, prompt_tokens: int, completion_tokens: int) -> fl
     except Exception:  # LiteLLM raises several kinds for an unmapped model; all mean "no price"
         return None
     return float(prompt_cost) + float(completion_cost)
+
+
+def _is_connection_error(exc: BaseException, text: str) -> bool:
+    """True for a refused or unreachable endpoint (LiteLLM reports some as a 500)."""
+    return type(exc).__name__ == "APIConnectionError" or "connection error" in text.lower()

@@ -37,20 +37,24 @@ class CliResult:
 
 
 @contextlib.contextmanager
-def _environment(extra: Mapping[str, str]) -> Iterator[None]:
+def _environment(extra: Mapping[str, str | None]) -> Iterator[None]:
     saved = dict(os.environ)
     try:
         for key in [k for k in os.environ if k.endswith("_API_KEY")]:
             del os.environ[key]
         os.environ.update(BASE_ENV)
-        os.environ.update(extra)
+        for key, value in extra.items():  # None: the variable is not set at all
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
 
 
-def run_cli(*args: str, cwd: Path, env_extra: Mapping[str, str] | None = None) -> CliResult:
+def run_cli(*args: str, cwd: Path, env_extra: Mapping[str, str | None] | None = None) -> CliResult:
     """``promptcanary ARGS`` in ``cwd``, in this process."""
     from promptcanary import cli
 

@@ -73,6 +73,8 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.rate_limit_per_s = rate_limit_per_s
         self.requests: list[dict[str, Any]] = []
+        #: The HTTP headers of each request, in order (e.g. ``Authorization``).
+        self.headers: list[dict[str, str]] = []
         self.max_in_flight = 0
         self.rate_limited = 0
         self._in_flight = 0
@@ -134,9 +136,10 @@ class FakeLLMServer:
             self._window.append(now)
             return None
 
-    def _enter(self, body: dict[str, Any]) -> None:
+    def _enter(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers or {})
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
 
@@ -202,7 +205,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
                 body = {}
-            server._enter(body)
+            server._enter(body, dict(self.headers.items()))
             try:
                 wait = server._admit_or_wait()
                 if wait is not None:

@@ -96,8 +96,13 @@ class RunView:
     errors: int
     usage: str
     aborted: str | None
+    nothing_measured: str | None
+    prompt_rows: list[tuple[str, int, int, str]]
+    """Per prompt: (id, measured probe results that passed, measured results, text excerpt)."""
+    """Why the run measured nothing (every request errored...), or None when it measured."""
     accept_hint: str
-    """How to accept the change as the new baseline (trusted Markdown)."""
+    """How to make this run the baseline (trusted Markdown); "" shows no such hint (a run that
+    was just saved, or one that cannot be a baseline)."""
     run_url: str | None
     report_location: str | None
     no_baseline: bool
@@ -106,6 +111,23 @@ class RunView:
 def _usage(run: CanaryRunResult) -> str:
     rows = fmt.usage_rows(None, run.usage)
     return " · ".join(f"{label} {value}" for label, _, value, _ in rows)
+
+
+def _prompt_rows(run: CanaryRunResult) -> list[tuple[str, int, int, str]]:
+    passed: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    for r in run.probe_results:
+        if not r.errored:
+            total[r.prompt_id] += 1
+            passed[r.prompt_id] += r.passed
+    order = [p.id for p in run.prompts] or list(
+        dict.fromkeys(r.prompt_id for r in run.probe_results)
+    )
+    texts = {p.id: p.text for p in run.prompts}
+    return [
+        (one_line(pid, 60), passed[pid], total[pid], one_line(texts.get(pid, ""), 60))
+        for pid in order
+    ]
 
 
 def build_run_view(
@@ -152,13 +174,23 @@ def build_run_view(
         groups[one_line(redact(resp.error or "error"), 300)].append(one_line(resp.prompt_id, 60))
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     samples = f" × {run.samples} samples" if run.samples > 1 else ""
+    anything_measured = any(not r.errored for r in run.probe_results)
+    nothing = None
+    if not anything_measured and run.probe_results:
+        # Scores over nothing are not 1.00: say what happened instead, with the main cause.
+        nothing = "every request errored" if run.errors else "every probe errored"
+        if ordered:
+            err, ids = ordered[0]
+            nothing += f" ({len(ids):,} × {err})"
     return RunView(
         run=run,
         marker=marker,
         suite=one_line(run.suite_name, 120),
         model=one_line(run.provider.model_id, 120),
-        overall=fmt.score(run.overall_score),
-        pass_rate=f"{run.pass_rate:.0%}",
+        overall=fmt.score(run.overall_score) if anything_measured else "n/a",
+        pass_rate=f"{run.pass_rate:.0%}" if anything_measured else "n/a",
+        nothing_measured=nothing,
+        prompt_rows=_prompt_rows(run),
         shape=f"{fmt.plural(len(run.prompts), 'prompt')} × "
         f"{fmt.plural(len(run.probes), 'probe')}{samples}",
         failing=failing,

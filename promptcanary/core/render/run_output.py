@@ -31,6 +31,9 @@ def _header(view: RunView) -> str:
         f"**Overall score** {view.overall} · **pass rate** {view.pass_rate} · {view.shape} · "
         f"**{len(view.failing):,}** of {view.pairs_total:,} pairs failing"
     )
+    if view.nothing_measured:
+        title = f"{where} measured nothing"
+        line = f"> ⚠️ **Nothing was measured:** {md_text(view.nothing_measured, 500)}\n\n{line}"
     if view.errors:
         line += f" · **{fmt.plural(view.errors, 'request')}** errored"
     lines = [view.marker] if view.marker else []
@@ -68,7 +71,8 @@ def _footer(view: RunView) -> str:
     text = (
         "No baseline to compare with yet. " if view.no_baseline else "This run was not compared. "
     )
-    text += f"To make this run the baseline, {view.accept_hint}."
+    if view.accept_hint and not view.nothing_measured and not view.aborted:
+        text += f"To make this run the baseline, {view.accept_hint}."
     url = safe_url(view.run_url)
     if url:
         text += f" [Workflow run]({url})."
@@ -141,6 +145,19 @@ def render_run_markdown(view: RunView, *, budget: int) -> str:
     return hard_cut("\n".join(out) + "\n", budget, note)
 
 
+def _prompt_table(view: RunView, console: Console) -> None:
+    """Every prompt with how many of its probe results passed: the whole run at a glance."""
+    rows = view.prompt_rows
+    for pid, passed, total, text in rows[:MAX_ROWS]:
+        ok = total > 0 and passed == total
+        mark = Text("✓ " if ok else ("– " if total == 0 else "✗ "), "green" if ok else "red")
+        mark.append_text(T(f"{pid}  {passed}/{total} passed  ", "bold" if not ok else ""))
+        mark.append_text(T(text, "dim"))
+        console.print(mark, overflow="ellipsis", no_wrap=True)
+    if len(rows) > MAX_ROWS:
+        console.print(Text(f"… {len(rows) - MAX_ROWS:,} more prompts", "dim"))
+
+
 def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False) -> None:
     """Print the run (only its summary line when ``quiet``)."""
     summary = (
@@ -149,11 +166,18 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
         + (f", {fmt.plural(view.errors, 'request')} errored" if view.errors else "")
         + "."
     )
+    if view.nothing_measured:
+        summary = (
+            f"Run of suite '{view.suite}' on {view.model} measured nothing: "
+            f"{view.nothing_measured}."
+        )
     console.print(T(summary, "" if quiet else "bold"), soft_wrap=quiet)
     if quiet:
         return
     if view.aborted:
         console.print(T(f"The run stopped early: {view.aborted}", "yellow"))
+    if view.prompt_rows and not view.nothing_measured:
+        _prompt_table(view, console)
     for p in view.failing[:MAX_ROWS]:
         head = Text(f"{p.index}. ")
         head.append_text(T(p.probe, "bold"))
@@ -168,10 +192,11 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
         console.print(T(f"  {len(ids):,} × error: {err}", "yellow"))
     if view.usage:
         console.print(T(f"Usage: {view.usage}", "dim"))
-    console.print(
-        T(
-            ("No baseline yet. " if view.no_baseline else "")
-            + f"To make this run the baseline, {plain_hint(view.accept_hint)}.",
-            "dim",
+    if view.accept_hint and not view.nothing_measured and not view.aborted:
+        console.print(
+            T(
+                ("No baseline yet. " if view.no_baseline else "")
+                + f"To make this run the baseline, {plain_hint(view.accept_hint)}.",
+                "dim",
+            )
         )
-    )

@@ -1,0 +1,125 @@
+"""Problems found before the first request, and what a run says when it measured nothing.
+
+Through the CLI in process, against the loopback LLM server and the real LiteLLM stack.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.cli import run_cli
+from tests.fakes.llm_server import FakeLLMServer, Reply
+
+SUITE = """\
+name: first-week
+samples: 1
+max_attempts: 1
+probes:
+  - json_validity
+prompts:
+  - 'Return JSON {"a": 1}'
+  - 'Return JSON {"b": 2}'
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "canary.yaml").write_text(SUITE, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "says"),
+    [
+        (["-p", "openai/gpt-4o-mini"], {"OPENAI_API_KEY": None}, "OPENAI_API_KEY is not set"),
+        (["-p", "openai/gpt-4o-mini"], {"OPENAI_API_KEY": ""}, "OPENAI_API_KEY is not set"),
+        (["-p", "anthropic/claude-3-5-haiku-latest"], {}, "ANTHROPIC_API_KEY is not set"),
+        (["-p", "opneai/gpt-4o-mini"], {}, "Did you mean openai/gpt-4o-mini?"),
+        (["-p", "gpt4o"], {}, "Did you mean openai/gpt-4o?"),
+        (["-p", "openai/x", "--api-base", "localhost:8000/v1"], {}, "http://localhost:8000/v1"),
+    ],
+)
+def test_a_run_that_cannot_work_stops_before_any_request(
+    project: Path, flags: list[str], env: dict[str, str | None], says: str
+) -> None:
+    with FakeLLMServer() as server:
+        result = run_cli(
+            "run", "-c", "canary.yaml", *flags, "--no-progress", cwd=project, env_extra=env
+        )
+        assert server.requests == []
+    assert result.returncode == 2, result.stderr
+    assert says in result.stderr and "Traceback" not in result.stderr
+
+
+def test_keys_come_from_dot_env_next_to_the_suite_without_overriding(project: Path) -> None:
+    (project / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv-1234\n", encoding="utf-8")
+    with FakeLLMServer(lambda r: '{"a": 1}') as server:
+        args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+        ok = run_cli(*args, "--no-progress", cwd=project, env_extra={"OPENAI_API_KEY": ""})
+        assert ok.returncode == 0, ok.stderr
+        assert {k.lower(): v for k, v in server.headers[-1].items()}[
+            "authorization"
+        ] == "Bearer sk-from-dotenv-1234"
+        run_cli(*args, "--no-progress", cwd=project, env_extra={"OPENAI_API_KEY": "sk-set-wins-99"})
+        assert {k.lower(): v for k, v in server.headers[-1].items()}[
+            "authorization"
+        ] == "Bearer sk-set-wins-99"
+
+
+def test_init_keeps_dot_env_out_of_git(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("build/\n", encoding="utf-8")
+    assert run_cli("init", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".gitignore").read_text().splitlines()[0] == "build/"
+    assert ".env" in (tmp_path / ".gitignore").read_text().splitlines()
+
+
+def test_a_run_that_measured_nothing_says_so_and_offers_no_baseline(project: Path) -> None:
+    with FakeLLMServer(lambda r: Reply(status=400, error_message="model not found")) as server:
+        result = run_cli(
+            "run",
+            "-c",
+            "canary.yaml",
+            "-p",
+            "openai/x",
+            "--api-base",
+            server.base_url,
+            "--no-progress",
+            cwd=project,
+        )
+    assert result.returncode == 3
+    first = " ".join(result.stdout.split())
+    assert first.startswith(
+        "Run of suite 'first-week' on openai/x measured nothing: every request errored (2 ×"
+    )
+    assert "score 1.00" not in result.stdout and "100%" not in result.stdout
+    assert "baseline" not in result.stdout.lower()
+
+
+def test_a_refused_connection_names_the_url(project: Path) -> None:
+    result = run_cli(
+        "run",
+        "-c",
+        "canary.yaml",
+        "-p",
+        "openai/x",
+        "--api-base",
+        "http://127.0.0.1:9/v1",
+        "--no-progress",
+        cwd=project,
+    )
+    assert result.returncode == 3
+    assert "could not connect to http://127.0.0.1:9/v1" in " ".join(result.stdout.split())
+
+
+def test_run_shows_every_prompt_and_no_save_hint_right_after_saving(project: Path) -> None:
+    with FakeLLMServer(lambda r: '{"a": 1}' if "a" in str(r) else "not json") as server:
+        base = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+        shown = run_cli(*base, "--no-progress", cwd=project)
+        assert shown.returncode == 0
+        rows = [line for line in shown.stdout.splitlines() if "passed" in line and "/" in line]
+        assert len(rows) >= 2 and "To make this run the baseline" in shown.stdout
+        saved = run_cli(*base, "--no-progress", "--save-baseline", cwd=project)
+        assert saved.returncode == 0 and "Saved baseline" in saved.stderr
+        assert "To make this run the baseline" not in saved.stdout
