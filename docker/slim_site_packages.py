@@ -27,9 +27,9 @@ measured in docs/benchmarks.md ("Image"):
 Then everything is byte-compiled (``unchecked-hash`` .pyc: the image is immutable, so Python never
 needs to stat a source to trust its bytecode), except the modules of LiteLLM's proxy server that a
 LiteLLM call does not load: those stay source (a canary never runs them). The ones a call loads
-(found with a mocked, offline ``litellm.acompletion``) are compiled too. Last, a self-check in a
-child process uses what PromptCanary needs from each trimmed package (scipy.stats' tests, a LiteLLM
-call, a Bedrock client): a cut too deep fails the build, not a user's run. ``--report`` prints the
+are compiled too: they are found by the self-check that runs first, in a child process, using what
+PromptCanary needs from each trimmed package (scipy.stats' tests, a LiteLLM call — mocked, offline
+— and Bedrock clients), so that a cut too deep fails the build, not a user's run. ``--report`` prints the
 installed size of each distribution, largest first.
 """
 
@@ -77,16 +77,11 @@ AWS_CREDENTIAL_SERVICES = frozenset(("sts", "sso", "sso-oidc"))
 #: Python sources under here are not byte-compiled unless a LiteLLM call loads them.
 LAZY_SOURCES = "litellm/proxy/"
 
-#: Code run in a child interpreter (the target environment's), printing the files it loaded.
-_MOCK_CALL = """
-import asyncio, json, sys
-import litellm
-asyncio.run(litellm.acompletion(model="openai/gpt-4o-mini", api_key="sk-none", mock_response="ok",
-                                messages=[{"role": "user", "content": "hi"}]))
-print(json.dumps(sorted({getattr(m, "__file__", None) or "" for m in list(sys.modules.values())})))
-"""
+#: Run in a child interpreter (the target environment's) after pruning: uses what PromptCanary
+#: needs from each trimmed package, then prints the files every import so far loaded (a LiteLLM
+#: call included: LiteLLM's mock_response never leaves the process).
 _SELF_CHECK = """
-import asyncio
+import asyncio, json, sys
 from scipy.stats import binom, false_discovery_control, hypergeom, mannwhitneyu
 assert 0 < binom.sf(3, 10, 0.5) < 1 and 0 < hypergeom.pmf(2, 20, 7, 12) < 1
 assert 0 < mannwhitneyu([1, 2, 3, 4], [3, 4, 5, 6, 7]).pvalue <= 1
@@ -100,6 +95,7 @@ for service in ("bedrock-runtime", "bedrock", "sagemaker-runtime", "sts"):
     boto3.session.Session(aws_access_key_id="x", aws_secret_access_key="y",
                           region_name="us-east-1").client(service)
 print("self-check ok")
+print(json.dumps(sorted({getattr(m, "__file__", None) or "" for m in list(sys.modules.values())})))
 """
 
 
@@ -215,19 +211,25 @@ def link_duplicates(site: Path, min_size: int = 256 * 1024) -> int:
     return saved
 
 
-def compile_tree(site: Path) -> int:
-    """Byte-compile ``site`` (see the module docstring); number of lazy modules compiled too."""
+def self_check(site: Path) -> list[Path]:
+    """Run _SELF_CHECK (raises when a cut went too deep); the files it loaded."""
+    out = _child(_SELF_CHECK).strip().splitlines()
+    if len(out) < 2 or out[-2] != "self-check ok":
+        raise SystemExit(f"self-check failed: {out}")
+    return [Path(f) for f in json.loads(out[-1]) if f]
+
+
+def compile_tree(site: Path, loaded: list[Path]) -> int:
+    """Byte-compile ``site`` but LAZY_SOURCES, then the ``loaded`` files under it; how many."""
     mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
     skip = re.compile(re.escape(str(site / LAZY_SOURCES)))
     if not compileall.compile_dir(str(site), quiet=1, workers=0, rx=skip, invalidation_mode=mode):
         raise SystemExit("byte-compiling failed")
     prefix = str(site / LAZY_SOURCES)
-    loaded = [
-        Path(f) for f in json.loads(_child(_MOCK_CALL).splitlines()[-1]) if f.startswith(prefix)
-    ]
-    for path in loaded:
+    lazy = [path for path in loaded if str(path).startswith(prefix) and path.suffix == ".py"]
+    for path in lazy:
         py_compile.compile(str(path), doraise=True, invalidation_mode=mode)
-    return len(loaded)
+    return len(lazy)
 
 
 def report(site: Path) -> None:
@@ -268,12 +270,13 @@ def main() -> None:
     freed["duplicate files (hard-linked)"] = link_duplicates(site)
     for what, n in freed.items():
         print(f"slim: {what}: -{n / 1e6:.1f} MB")
+    loaded = self_check(site)
+    print("slim: self-check ok (scipy.stats, a LiteLLM call, Bedrock clients)")
     if not args.no_compile:
-        lazy = compile_tree(site)
+        lazy = compile_tree(site, loaded)
         print(
             f"slim: byte-compiled (unchecked-hash), incl. {lazy} LiteLLM proxy modules a call loads"
         )
-    print("slim: " + _child(_SELF_CHECK).strip())
     print(f"slim: {before / 1e6:.1f} MB -> {_size(site) / 1e6:.1f} MB")
     if args.report:
         report(site)
