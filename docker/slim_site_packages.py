@@ -238,15 +238,16 @@ def report(site: Path) -> None:
 
     rows = []
     for dist in distributions(path=[str(site)]):
-        total = 0
+        files: set[Path] = set()
         for f in dist.files or []:
             p = Path(str(dist.locate_file(f)))
             if p.is_file():
-                total += p.stat().st_size
-            if str(f).endswith(".py") and not str(f).startswith(".."):
+                files.add(p)
+            if p.suffix == ".py" and not str(f).startswith(".."):
                 cache = p.parent / "__pycache__"
                 if cache.is_dir():
-                    total += sum(c.stat().st_size for c in cache.glob(f"{p.stem}.*.pyc"))
+                    files.update(cache.glob(f"{p.stem}.*.pyc"))
+        total = sum(p.stat().st_size for p in files)
         rows.append((total, dist.metadata["Name"], dist.version))
     rows.sort(reverse=True)
     print(f"{'MB':>7}  distribution")
