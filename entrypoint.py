@@ -1,11 +1,10 @@
 """Docker entrypoint of the PromptCanary GitHub Action (see action.yml).
 
-Importing LiteLLM takes seconds (most of the Action's start-up before its first model call), and
-nothing needs it until the first request. So it is imported in a background thread from the
-start, while the main thread reads the inputs, the event, the suite and the baselines and asks
-GitHub about the pull request; the first model call then finds it (half) loaded. Measured in
-docs/benchmarks.md ("Image" section). A replayed run never calls a model: no warm-up then.
-``PROMPTCANARY_WARMUP=0`` turns it off.
+``PROMPTCANARY_WARMUP=1`` imports LiteLLM in a background thread from the start, while the main
+thread reads the inputs, the event, the suite and the baselines. Off by default: measured with
+benchmarks/action_warmup.py it saved nothing (docs/benchmarks.md, "Image") — the import is
+CPU-bound Python and the GIL runs it one thread at a time, and the main thread has only about
+0.5 s of its own work before its first model call. A replayed run never calls a model: no warm-up.
 """
 
 from __future__ import annotations
@@ -27,8 +26,8 @@ def _warm_up_litellm() -> None:
 
 
 def start_warm_up(environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
-    """Start the background import unless disabled or the run is a replay (no model call)."""
-    if environ.get("PROMPTCANARY_WARMUP", "1").strip().lower() in {"0", "false", "no", "off"}:
+    """Start the background import when asked for, unless the run is a replay (no model call)."""
+    if environ.get("PROMPTCANARY_WARMUP", "0").strip().lower() not in {"1", "true", "yes", "on"}:
         return False
     if (environ.get("INPUT_REPLAY") or "").strip():
         return False

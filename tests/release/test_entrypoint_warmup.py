@@ -32,9 +32,12 @@ def entrypoint(monkeypatch: pytest.MonkeyPatch) -> tuple[ModuleType, list[Any]]:
     return module, started
 
 
-def test_starts_a_daemon_thread_by_default(entrypoint: tuple[ModuleType, list[Any]]) -> None:
+@pytest.mark.parametrize("flag", ["1", "true", " ON "])
+def test_starts_a_daemon_thread_when_asked(
+    entrypoint: tuple[ModuleType, list[Any]], flag: str
+) -> None:
     module, started = entrypoint
-    assert module.start_warm_up({"INPUT_PROVIDER": "openai/gpt-4o-mini"}) is True
+    assert module.start_warm_up({"PROMPTCANARY_WARMUP": flag}) is True
     assert len(started) == 1
     assert started[0]["daemon"] is True
     assert started[0]["target"] is module._warm_up_litellm
@@ -43,10 +46,10 @@ def test_starts_a_daemon_thread_by_default(entrypoint: tuple[ModuleType, list[An
 @pytest.mark.parametrize(
     "environ",
     [
+        {},  # off by default: it measured no saving (docs/benchmarks.md)
         {"PROMPTCANARY_WARMUP": "0"},
         {"PROMPTCANARY_WARMUP": "false"},
-        {"PROMPTCANARY_WARMUP": " OFF "},
-        {"INPUT_REPLAY": "current-run.json"},  # a replay never calls a model
+        {"PROMPTCANARY_WARMUP": "1", "INPUT_REPLAY": "current-run.json"},  # no model call
     ],
 )
 def test_no_warm_up(entrypoint: tuple[ModuleType, list[Any]], environ: dict[str, str]) -> None:
