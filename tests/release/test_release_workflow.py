@@ -87,3 +87,13 @@ def test_pin_job_rewrites_action_yml_with_the_digest_and_moves_the_major_tag(
     assert 'move "$TAG"' in script and 'move "v${VERSION%%.*}"' in script
     env = {k: v for s in job["steps"] for k, v in s.get("env", {}).items()}
     assert env["DIGEST"] == "${{ needs.image.outputs.digest }}"
+
+
+def test_a_release_commit_is_not_released_again(workflow: dict[Any, Any]) -> None:
+    # A tag moved by a token that starts workflows (RELEASE_TOKEN) triggers the workflow again on
+    # the release commit: the first job notices the pinned image and every other job is skipped.
+    first = workflow["jobs"]["dist"]["steps"][1]
+    assert first["id"] == "version"
+    assert """grep -q '^  image: "docker://' action.yml""" in first["run"]
+    for job in ("image", "pypi", "pin"):
+        assert workflow["jobs"][job]["if"] == "needs.dist.outputs.release == 'true'"
