@@ -312,7 +312,7 @@ def _newer_schema(path: Path, version: object) -> CorruptBaselineError:
     return CorruptBaselineError(
         f"{path}: schema_version {version!r} is newer than this PromptCanary supports "
         f"({SCHEMA_VERSION})",
-        hint="Upgrade PromptCanary: `pip install -U promptcanary`.",
+        hint="Upgrade PromptCanary: `pip install -U promptcanary-drift`.",
     )
 
 
