@@ -288,12 +288,17 @@ def plan(
     alpha: Annotated[float, typer.Option(help="False-alarm rate per pair.")] = 0.05,
     power: Annotated[float, typer.Option(help="Chance to detect the drop.")] = 0.95,
     config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="canary.yaml (for request counts).")
+        Path | None,
+        typer.Option(
+            "--config", "-c", help="canary.yaml (for request counts) [default: ./canary.yaml]."
+        ),
     ] = None,
     provider: ProviderOpt = None,
     baseline_dir: BaselineDirOpt = None,
 ) -> None:
     """How many samples are needed to detect a drop, and what a run would cost."""
+    if config is None and Path("canary.yaml").is_file():
+        config = Path("canary.yaml")  # like run and compare
     from promptcanary.commands.plan import plan_command
 
     _done(
@@ -337,8 +342,18 @@ def baselines_default(
     _done(list_command(baseline_dir=directory, suite=suite, model=None))
 
 
+#: `baselines` subcommands find the folder as `run` does: baselines/ next to -c canary.yaml.
+BaselinesConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config", "-c", help="canary.yaml: its baselines/ folder, and only its suite's baselines."
+    ),
+]
+
+
 @baselines_app.command("list")
 def baselines_list(
+    config: BaselinesConfigOpt = None,
     baseline_dir: BaselineDirOpt = None,
     suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
@@ -346,34 +361,37 @@ def baselines_list(
     """List baselines, newest first."""
     from promptcanary.commands.baselines import list_command
 
-    _done(list_command(baseline_dir=baseline_dir, suite=suite, model=provider))
+    _done(list_command(baseline_dir=baseline_dir, suite=suite, model=provider, config=config))
 
 
 @baselines_app.command("show")
 def baselines_show(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id, or a baseline file path.")],
+    config: BaselinesConfigOpt = None,
     baseline_dir: BaselineDirOpt = None,
 ) -> None:
     """Show one baseline's scores."""
     from promptcanary.commands.baselines import show_command
 
-    _done(show_command(snapshot=snapshot, baseline_dir=baseline_dir))
+    _done(show_command(snapshot=snapshot, baseline_dir=baseline_dir, config=config))
 
 
 @baselines_app.command("delete")
 def baselines_delete(
     snapshot: Annotated[str, typer.Argument(help="Full snapshot id.")],
+    config: BaselinesConfigOpt = None,
     baseline_dir: BaselineDirOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete one baseline."""
     from promptcanary.commands.baselines import delete_command
 
-    _done(delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes))
+    _done(delete_command(snapshot=snapshot, baseline_dir=baseline_dir, yes=yes, config=config))
 
 
 @baselines_app.command("history")
 def baselines_history(
+    config: BaselinesConfigOpt = None,
     baseline_dir: BaselineDirOpt = None,
     suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
@@ -384,7 +402,11 @@ def baselines_history(
     """Chart the stored baselines over time: scores, per-probe heatmap, drift timeline."""
     from promptcanary.commands.baselines import history_command
 
-    _done(history_command(baseline_dir=baseline_dir, suite=suite, model=provider, chart=chart))
+    _done(
+        history_command(
+            baseline_dir=baseline_dir, suite=suite, model=provider, chart=chart, config=config
+        )
+    )
 
 
 @app.command()

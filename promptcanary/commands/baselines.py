@@ -15,16 +15,29 @@ if TYPE_CHECKING:
     from promptcanary.storage.file import FileBaselineStore
 
 
-def _store(baseline_dir: Path | None) -> FileBaselineStore:
+def _store(baseline_dir: Path | None, config: Path | None = None) -> FileBaselineStore:
+    """--baseline-dir, else baselines/ next to -c canary.yaml, else ./baselines (as `run`)."""
     from promptcanary.storage.file import FileBaselineStore
 
-    return FileBaselineStore(default_baseline_dir(baseline_dir, None))
+    return FileBaselineStore(default_baseline_dir(baseline_dir, config))
 
 
-def list_command(*, baseline_dir: Path | None, suite: str | None, model: str | None) -> int:
+def _suite_of(config: Path | None, suite: str | None) -> str | None:
+    """--suite, else the name of -c canary.yaml (so `-c` lists that suite's baselines)."""
+    if suite is not None or config is None:
+        return suite
+    from promptcanary.core.config import load_header
+
+    return load_header(config)[0]
+
+
+def list_command(
+    *, baseline_dir: Path | None, suite: str | None, model: str | None, config: Path | None = None
+) -> int:
     from rich.table import Table
 
-    store = _store(baseline_dir)
+    store = _store(baseline_dir, config)
+    suite = _suite_of(config, suite)
     rows = store.list_baselines(suite_name=suite, model_id=model)
     console = stdout_console()
     if not rows:
@@ -48,8 +61,10 @@ def list_command(*, baseline_dir: Path | None, suite: str | None, model: str | N
     return EXIT_OK
 
 
-def _find(snapshot: str, baseline_dir: Path | None) -> tuple[FileBaselineStore, BaselineSnapshot]:
-    store = _store(baseline_dir)
+def _find(
+    snapshot: str, baseline_dir: Path | None, config: Path | None = None
+) -> tuple[FileBaselineStore, BaselineSnapshot]:
+    store = _store(baseline_dir, config)
     as_path = Path(snapshot)
     if as_path.suffix == ".json" and as_path.exists():
         return store, store.load_from_path(as_path)
@@ -69,22 +84,25 @@ def _find(snapshot: str, baseline_dir: Path | None) -> tuple[FileBaselineStore, 
     return store, store.load(matches[0]["snapshot_id"])
 
 
-def show_command(*, snapshot: str, baseline_dir: Path | None) -> int:
+def show_command(*, snapshot: str, baseline_dir: Path | None, config: Path | None = None) -> int:
     from promptcanary.core.reporter import RunReporter
 
-    _, snap = _find(snapshot, baseline_dir)
+    _, snap = _find(snapshot, baseline_dir, config)
     console = stdout_console()
     console.print(
         f"Baseline {snap.snapshot_id} · suite {snap.suite_name} · model {snap.provider.model_id}"
         f" · saved {snap.created_at:%Y-%m-%d %H:%M:%S} UTC"
         + (f" · note: {snap.note}" if snap.note else "")
     )
-    RunReporter(snap.run_result).print_terminal(console)
+    # It is a baseline already: no "make this run the baseline" hint.
+    RunReporter(snap.run_result, accept_hint="").print_terminal(console)
     return EXIT_OK
 
 
-def delete_command(*, snapshot: str, baseline_dir: Path | None, yes: bool) -> int:
-    store, snap = _find(snapshot, baseline_dir)
+def delete_command(
+    *, snapshot: str, baseline_dir: Path | None, yes: bool, config: Path | None = None
+) -> int:
+    store, snap = _find(snapshot, baseline_dir, config)
     if not yes:
         if not sys.stdin.isatty():
             from promptcanary.errors import ConfigError
@@ -109,7 +127,12 @@ CHARTS = ("all", "scores", "probes", "drift")
 
 
 def history_command(
-    *, baseline_dir: Path | None, suite: str | None, model: str | None, chart: str
+    *,
+    baseline_dir: Path | None,
+    suite: str | None,
+    model: str | None,
+    chart: str,
+    config: Path | None = None,
 ) -> int:
     """Text charts of the stored baselines: scores, probe heatmap, drift between neighbours."""
     from promptcanary.errors import ConfigError
@@ -118,7 +141,8 @@ def history_command(
         raise ConfigError(f"must be one of {', '.join(CHARTS)} (got {chart!r})", field="--chart")
     from promptcanary.utils import visualization as viz
 
-    store = _store(baseline_dir)
+    store = _store(baseline_dir, config)
+    suite = _suite_of(config, suite)
     snapshots = store.load_all(suite, model)
     out = stdout_console().file
     if not snapshots:

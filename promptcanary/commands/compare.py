@@ -16,7 +16,7 @@ from promptcanary.commands.common import (
     write_report_files,
     write_text,
 )
-from promptcanary.errors import ConfigError, SuiteMismatchError
+from promptcanary.errors import ConfigError, CorruptBaselineError, InputError, SuiteMismatchError
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
@@ -145,7 +145,11 @@ def _baseline(
 ) -> BaselineSnapshot:
     if args.baseline is None:
         return store.load_latest(suite_name, model_id)
-    snapshot = store.load_from_path(args.baseline)
+    try:
+        snapshot = store.load_from_path(args.baseline)
+    except CorruptBaselineError:
+        _refuse_a_run_as_baseline(args.baseline)
+        raise
     if snapshot.suite_name != suite_name:  # refused before any request is paid for
         raise SuiteMismatchError(
             f"{args.baseline} is a baseline of suite '{snapshot.suite_name}', not '{suite_name}'",
@@ -153,3 +157,16 @@ def _baseline(
             "list`), or leave --baseline out to use the newest one.",
         )
     return snapshot
+
+
+def _refuse_a_run_as_baseline(path: Path) -> None:
+    """A saved run passed as --baseline: say so, rather than calling the file corrupt."""
+    try:
+        load_run(path)
+    except InputError:
+        return  # not a run either: the corrupt-baseline error stands
+    raise InputError(
+        f"{path} is a saved run, not a baseline",
+        hint=f"Compare it with --current {path}, or make it a baseline: "
+        f"promptcanary run -c canary.yaml --replay {path} --save-baseline.",
+    )

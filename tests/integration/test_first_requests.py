@@ -123,3 +123,52 @@ def test_run_shows_every_prompt_and_no_save_hint_right_after_saving(project: Pat
         saved = run_cli(*base, "--no-progress", "--save-baseline", cwd=project)
         assert saved.returncode == 0 and "Saved baseline" in saved.stderr
         assert "To make this run the baseline" not in saved.stdout
+
+
+def _saved(project: Path, server: FakeLLMServer) -> None:
+    args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+    assert (
+        run_cli(*args, "--no-progress", "--save-baseline", "-o", "run.json", cwd=project).returncode
+        == 0
+    )
+
+
+def test_baselines_commands_take_the_suite_like_every_other_command(project: Path) -> None:
+    with FakeLLMServer(lambda r: '{"a": 1}') as server:
+        _saved(project, server)
+    elsewhere = project.parent / f"{project.name}-elsewhere"
+    elsewhere.mkdir()
+    listed = run_cli("baselines", "list", "-c", str(project / "canary.yaml"), cwd=elsewhere)
+    assert listed.returncode == 0 and "first-week" in listed.stdout, listed.stderr
+    snapshot = next((project / "baselines").glob("*.json")).name.split("_")[-1][:8]
+    shown = run_cli(
+        "baselines", "show", snapshot, "-c", str(project / "canary.yaml"), cwd=elsewhere
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "To make this run the baseline" not in shown.stdout  # it is one already
+
+
+def test_plan_reads_canary_yaml_here_by_default(project: Path) -> None:
+    with FakeLLMServer(lambda r: '{"a": 1}') as server:
+        _saved(project, server)
+    planned = run_cli("plan", "--effect", "0.4", cwd=project)
+    assert planned.returncode == 0, planned.stderr
+    assert "No baseline yet" not in planned.stdout and "2 prompts" in planned.stdout
+
+
+def test_a_run_passed_as_baseline_is_named_as_a_run(project: Path) -> None:
+    with FakeLLMServer(lambda r: '{"a": 1}') as server:
+        _saved(project, server)
+    result = run_cli(
+        "compare",
+        "-c",
+        "canary.yaml",
+        "--current",
+        "run.json",
+        "--baseline",
+        "run.json",
+        cwd=project,
+    )
+    assert result.returncode == 2
+    assert "run.json is a saved run, not a baseline" in result.stderr
+    assert "--current run.json" in result.stderr and "delete" not in result.stderr.lower()

@@ -339,6 +339,16 @@ def build_report_view(
             - len(inconclusive),
             "inconclusive": len(inconclusive),
             "flaky": len(flaky),
+            # Stable is two different things: still passing, or still failing (a failure the
+            # baseline already had is no news, but it is not "fine" either).
+            "stable_passing": sum(
+                1 for c in report.comparisons if c.stable and c.baseline_passed and c.current_passed
+            ),
+            "stable_failing": sum(
+                1
+                for c in report.comparisons
+                if c.stable and not c.baseline_passed and not c.current_passed
+            ),
         },
         model_changed=one_line(changed, 400) if changed else None,
         single_sample_note=_single_sample_note(report),

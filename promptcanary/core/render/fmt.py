@@ -115,6 +115,18 @@ def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
     )
 
 
+def stable_text(counts: dict[str, int]) -> str:
+    """``18 pairs unchanged: 15 passing on both sides, 3 failing on both sides``."""
+    total, passing, failing = counts["stable"], counts["stable_passing"], counts["stable_failing"]
+    parts = [f"{passing:,} passing on both sides"] if passing else []
+    if failing:
+        parts.append(f"{failing:,} failing on both sides")
+    if total - passing - failing:
+        parts.append(f"{total - passing - failing:,} within noise")
+    text = f"{plural(total, 'pair')} unchanged"
+    return text + (": " + ", ".join(parts) if parts and total else "")
+
+
 def suite_change_text(c: SuiteChange) -> str:
     """One plain line for a suite change: ``prompt 1a2b3c4d added: "text" · 2 pairs``."""
     if c.what == "prompt":

@@ -235,7 +235,7 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
 def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> str:
     header = neutralise_commands(_header(view))
     footer = _footer(view)
-    stable = f"**Stable:** {fmt.plural(view.counts['stable'], 'pair')} unchanged."
+    stable = f"**Stable:** {fmt.stable_text(view.counts)}."
     usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
     fixed = [header, stable, usage, footer]
     b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve, strict=strict)

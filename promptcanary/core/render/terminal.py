@@ -53,7 +53,8 @@ def _counts(view: ReportView) -> Text:
     out.append(
         fmt.plural(c["improvements"], "improvement"), style="green" if c["improvements"] else ""
     )
-    out.append(f" · {c['stable']:,} stable · {c['inconclusive']:,} inconclusive")
+    failing = f" ({c['stable_failing']:,} failing on both sides)" if c["stable_failing"] else ""
+    out.append(f" · {c['stable']:,} stable{failing} · {c['inconclusive']:,} inconclusive")
     if c["flaky"]:
         out.append(f" · {c['flaky']:,} flaky", style="yellow")
     return out

@@ -127,7 +127,17 @@ def test_no_drift_report() -> None:
     md = DriftReporter(drift_report([comparison(1, kind="stable")])).to_markdown()
     assert "## ✅ PromptCanary: No drift" in md
     assert "### Regressions" not in md
-    assert "**Stable:** 1 pair unchanged." in md
+    assert "**Stable:** 1 pair unchanged" in md
+
+
+def test_stable_pairs_say_which_still_fail() -> None:
+    def stable(i: int, passed: bool) -> ProbeComparison:
+        return comparison(i, kind="stable").model_copy(
+            update={"baseline_passed": passed, "current_passed": passed}
+        )
+
+    md = DriftReporter(drift_report([stable(1, True), stable(2, False)])).to_markdown()
+    assert "**Stable:** 2 pairs unchanged: 1 passing on both sides, 1 failing on both sides." in md
 
 
 # ── Budget ──────────────────────────────────────────────────────────────────────────────────
