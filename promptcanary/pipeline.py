@@ -33,7 +33,7 @@ from promptcanary.errors import (
 if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
-    from promptcanary.core.run.options import ProgressCallback
+    from promptcanary.core.run.options import ProgressCallback, RunOptions
     from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
     from promptcanary.storage.file import FileBaselineStore
@@ -206,6 +206,13 @@ def measure(
     the samples it saved, whatever the setting: it cannot answer new ones.
     """
     samples = overrides.samples
+    saved = getattr(provider, "run_result", None) if overrides.replay is not None else None
+    if (samples is None or samples == "auto") and saved is not None and saved.adaptive is not None:
+        from promptcanary.core.run.adaptive import replay_adaptive
+
+        return replay_adaptive(
+            suite, provider, saved, _run_options(suite, overrides), progress=progress
+        )
     if (samples is None or samples == "auto") and overrides.replay is not None:
         samples = getattr(provider, "samples", None)
     if samples == "auto" or (samples is None and suite.settings.adaptive):
@@ -214,19 +221,10 @@ def measure(
             samples = overrides.baseline_samples or suite.settings.baseline_samples
         elif baseline is not None:
             from promptcanary.core.run.adaptive import measure_adaptive
-            from promptcanary.core.run.options import RunOptions
             from promptcanary.core.verdict.adaptive import AdaptivePolicy
 
-            options = RunOptions.from_settings(
-                suite.settings,
-                temperature=overrides.temperature,
-                max_tokens=overrides.max_tokens,
-                seed=overrides.seed,
-                concurrency=overrides.concurrency,
-                max_cost_usd=overrides.max_cost_usd,
-                show_progress=False,
-            )
             policy = AdaptivePolicy.from_settings(suite.settings)
+            options = _run_options(suite, overrides)
             return measure_adaptive(suite, provider, baseline, policy, options, progress=progress)
     assert samples is None or isinstance(samples, int)
     return suite.run(
@@ -255,6 +253,20 @@ def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:
     if run.llm_responses and run.error_rate > max_error_rate:
         return f"{run.error_rate:.0%} of requests errored (limit {max_error_rate:.0%})"
     return None
+
+
+def _run_options(suite: CanarySuite, overrides: Overrides) -> RunOptions:
+    from promptcanary.core.run.options import RunOptions
+
+    return RunOptions.from_settings(
+        suite.settings,
+        temperature=overrides.temperature,
+        max_tokens=overrides.max_tokens,
+        seed=overrides.seed,
+        concurrency=overrides.concurrency,
+        max_cost_usd=overrides.max_cost_usd,
+        show_progress=False,
+    )
 
 
 def load_run(path: Path) -> CanaryRunResult:

@@ -1,8 +1,10 @@
 """Regenerate the quickstart's baseline and current run with PromptCanary itself.
 
 Runs examples/quickstart/canary.yaml twice through the real LiteLLM stack against the project's
-loopback test server (tests/fakes/llm_server.py): once with well-behaved scripted answers (saved as
-the baseline), once with a few answers drifted (saved as current-run.json). No key, no network:
+loopback test server (tests/fakes/llm_server.py), the way `promptcanary` itself does
+(promptcanary.pipeline, `samples: auto`): once with well-behaved scripted answers, recorded as the
+baseline with `baseline_samples` per prompt; once with a few answers drifted, as an adaptive check
+against that baseline (saved as current-run.json). No key, no network:
 
     python examples/quickstart/generate.py
 """
@@ -20,6 +22,7 @@ sys.path.insert(0, str(HERE.parents[1]))  # the repository root, for tests.fakes
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from promptcanary import CanarySuite, FileBaselineStore, LiteLLMProvider  # noqa: E402
+from promptcanary.pipeline import Overrides, measure  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text  # noqa: E402
 
 GOOD = {
@@ -52,10 +55,10 @@ def main() -> None:
     shutil.rmtree(baselines, ignore_errors=True)
     with FakeLLMServer(reply, latency_s=0.05) as server:
         provider = LiteLLMProvider("openai/gpt-4o-mini", api_base=server.base_url, api_key="sk-example")
-        baseline_run = suite.run(provider, show_progress=False)
-        FileBaselineStore(baselines).save(baseline_run, note="Quickstart baseline")
+        baseline_run = measure(suite, provider, Overrides(), for_baseline=True)
+        snapshot = FileBaselineStore(baselines).save(baseline_run, note="Quickstart baseline")
         answers = DRIFTED
-        current = suite.run(provider, show_progress=False)
+        current = measure(suite, provider, Overrides(), baseline=snapshot)
     (HERE / "current-run.json").write_text(current.model_dump_json(indent=2) + "\n", encoding="utf-8")
     print(f"baseline score {baseline_run.overall_score:.2f}, current score {current.overall_score:.2f}")
 

@@ -161,9 +161,14 @@ def _baseline(
 
 def _refuse_a_run_as_baseline(path: Path) -> None:
     """A saved run passed as --baseline: say so, rather than calling the file corrupt."""
+    import json
+
     try:
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict) or "run_result" in data:
+            return  # a baseline (of a newer schema, or broken): the baseline error stands
         load_run(path)
-    except InputError:
+    except (InputError, OSError, ValueError, RecursionError):
         return  # not a run either: the corrupt-baseline error stands
     raise InputError(
         f"{path} is a saved run, not a baseline",

@@ -143,6 +143,9 @@ class FileBaselineStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
             try:
+                # mkstemp makes the file private (0600); a baseline is meant to be committed and
+                # read by other tools, so it gets the mode any new file would (0644 by default).
+                os.fchmod(fd, 0o666 & ~_umask())
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     fh.write(text)
                     fh.flush()
@@ -371,3 +374,10 @@ def _read_meta(path: Path) -> dict[str, Any]:
         raise CorruptBaselineError(
             f"{path}: not a valid baseline ({type(exc).__name__}: {exc})"
         ) from exc
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is set straight back)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

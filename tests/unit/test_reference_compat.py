@@ -188,10 +188,11 @@ def test_metadata_is_stored_in_baselines_and_old_files_load(tmp_path):
     from promptcanary import FileBaselineStore, ProbeResult
     from promptcanary.core.models import ProbeCategory
 
-    old = next((QUICKSTART / "baselines").glob("*.json"))
+    # The quickstart's baseline as committed before ProbeResult.metadata existed.
+    old = Path(__file__).resolve().parents[1] / "fixtures" / "baseline-before-metadata.json"
     raw = json.loads(old.read_text())
     assert all("metadata" not in r for r in raw["run_result"]["probe_results"])  # a pre-16 file
-    snapshot = FileBaselineStore(QUICKSTART / "baselines").load_from_path(old)
+    snapshot = FileBaselineStore(tmp_path).load_from_path(old)
     assert all(r.metadata == {} for r in snapshot.run_result.probe_results)
 
     found = ProbeResult(

@@ -183,4 +183,41 @@ def _merged(
     )
 
 
-__all__ = ["measure_adaptive", "split_phases"]
+def replay_adaptive(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    saved: CanaryRunResult,
+    options: RunOptions,
+    *,
+    progress: ProgressCallback | None = None,
+) -> CanaryRunResult:
+    """Re-score a saved adaptive run: the same (prompt, sample) requests, answered from it.
+
+    An adaptive run has 3 samples of most prompts and more of a few, so a plain replay of N
+    samples per prompt would ask for answers that were never given. Only the samples the saved
+    run holds are kept, with their phase, and its record of what went to confirmation.
+    """
+    held = {(r.prompt_id, r.sample): r.phase for r in saved.llm_responses}
+    count = max((sample for _, sample in held), default=0) + 1
+    run = run_suite(suite, provider, replace(options, samples=count), progress=progress)
+    responses = [
+        r.model_copy(update={"phase": held[(r.prompt_id, r.sample)]})
+        for r in run.llm_responses
+        if (r.prompt_id, r.sample) in held
+    ]
+    results = [
+        r.model_copy(update={"phase": held[(r.prompt_id, r.sample)]})
+        for r in run.probe_results
+        if (r.prompt_id, r.sample) in held
+    ]
+    return run.model_copy(
+        update={
+            "llm_responses": responses,
+            "probe_results": results,
+            "samples": saved.samples,
+            "adaptive": saved.adaptive,
+        }
+    )
+
+
+__all__ = ["measure_adaptive", "replay_adaptive", "split_phases"]

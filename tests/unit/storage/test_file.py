@@ -183,3 +183,15 @@ def test_missing_directory_reads_as_empty(tmp_path: Path) -> None:
     assert store.list_baselines() == []
     with pytest.raises(BaselineNotFoundError):
         store.load_latest("s")
+
+
+def test_saved_baselines_are_readable_by_other_tools(tmp_path: Path) -> None:
+    import stat
+
+    from promptcanary.core.models import CanaryRunResult, ProviderConfig
+    from promptcanary.storage.file import FileBaselineStore
+
+    store = FileBaselineStore(tmp_path)
+    store.save(CanaryRunResult(suite_name="s", provider=ProviderConfig(model_id="m")))
+    (saved,) = tmp_path.glob("*.json")
+    assert stat.S_IMODE(saved.stat().st_mode) & 0o044 == 0o044  # group and others can read
