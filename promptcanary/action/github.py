@@ -411,6 +411,19 @@ class GitHubClient:
 
     # ── workflow dispatch ──
 
+    def open_pull_for(self, branch: str) -> int | None:
+        """The number of the open pull request whose head is ``branch`` of this repository.
+
+        A check started by ``workflow_dispatch`` (after a promotion) has no pull request in its
+        event; this finds the one to update the sticky comment on.
+        """
+        owner = self.repository.split("/", 1)[0]
+        pulls: list[Any] = _call(
+            f"find the open pull request of '{branch}'",
+            lambda: list(self.repo.get_pulls(state="open", head=f"{owner}:{branch}")[:2]),
+        )
+        return pulls[0].number if len(pulls) == 1 else None
+
     def dispatch_workflow(self, workflow: str, *, ref: str) -> None:
         """Start ``workflow`` (a file name under .github/workflows, or an id) on ``ref``.
 

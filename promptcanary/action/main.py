@@ -8,6 +8,7 @@ the work. Every I/O dependency of :func:`action` is a parameter.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import traceback
 from collections.abc import Callable, Mapping
@@ -70,6 +71,19 @@ def action(
             # secret's name, a secret never created): a green skip would hide it forever.
             raise _missing_key_error(target.model, missing)
         return flows.skipped(session, _missing_key_reason(target.model, missing), unmeasured=True)
+    if (
+        plan.activity == "check"
+        and plan.pr_number is None
+        and context.event_name == ("workflow_dispatch")
+    ):
+        # The check a promotion dispatched: comment on the branch's pull request as usual.
+        number = session.call_github(
+            "find the pull request of this branch",
+            lambda gh: gh.open_pull_for(context.branch) if context.branch else None,
+        )
+        if number is not None:
+            plan = dataclasses.replace(plan, pr_number=number)
+            session.plan = plan
     if plan.activity == "check":
         flows.ensure_promote_label(session)
     workflow.print_untrusted(

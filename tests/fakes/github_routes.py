@@ -92,6 +92,7 @@ class Router:
         return [
             (r"", ("GET", "", self.get_repo)),
             (r"/issues", ("GET", "", self.list_issues)),
+            (r"/pulls", ("GET", "", self.list_pulls)),
             (r"/issues", ("POST", "issues", self.create_issue)),
             (r"/issues/(\d+)", ("GET", "", self.get_issue)),
             (r"/issues/(\d+)", ("PATCH", "issues", self.edit_issue)),
@@ -190,6 +191,25 @@ class Router:
             and all(w in {lab["name"] for lab in i["labels"]} for w in wanted)
         ]
         return self._page(items, f"/repos/{repo.full_name}/issues")
+
+    def list_pulls(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
+        """Open pull requests, filtered by ``head=owner:branch`` as GitHub does."""
+        state = self.query.get("state", "open")
+        head = self.query.get("head", "")
+        owner = repo.full_name.split("/", 1)[0]
+        items = [
+            {
+                "number": i["number"],
+                "state": i["state"],
+                "html_url": i["html_url"],
+                "head": {"ref": i["_head_ref"], "label": f"{owner}:{i['_head_ref']}"},
+            }
+            for i in sorted(repo.issues.values(), key=lambda i: -i["number"])
+            if "_head_ref" in i
+            and (state == "all" or i["state"] == state)
+            and (not head or head == f"{owner}:{i['_head_ref']}")
+        ]
+        return self._page(items, f"/repos/{repo.full_name}/pulls")
 
     def create_issue(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
         body = self.body.get("body") or ""

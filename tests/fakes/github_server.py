@@ -239,6 +239,7 @@ class FakeGitHubServer:
             pull_request=True,
         )
         issue["state"] = state
+        issue["_head_ref"] = head_ref
         repo.issues[number] = issue
         return issue
 

@@ -223,3 +223,22 @@ def test_dispatch_in_promote_mode_commits_to_the_dispatched_branch(world: World)
     commits = world.gh.repos[REPO].commits
     assert len(commits) == 1 and commits[0]["branch"] == "master"
     assert "first baseline" in run.summary
+
+
+def test_the_check_a_promotion_dispatched_updates_the_pull_requests_comment(world: World) -> None:
+    # After a promotion the Action dispatches the check on the PR's branch: that run's event has
+    # no pull request, so the Action finds the branch's open pull request and comments there.
+    seed_baseline(world.runner.workspace)
+    first = world.run("pull_request", load_event("pull_request.opened"))
+    assert first.returncode == 0 and len(world.bot_comments()) == 1
+    dispatched = world.runner.run_in_process(
+        main,
+        main_kwargs={"github_factory": world.github, "make_provider": world.provider},
+        event_name="workflow_dispatch",
+        event=load_event("workflow_dispatch"),
+        inputs={"provider": MODEL},
+        ref="refs/heads/changes",
+    )
+    assert dispatched.returncode == 0, dispatched.stdout
+    assert dispatched.outputs["result"] == "passed" and dispatched.outputs["comment-url"]
+    assert len(world.bot_comments()) == 1  # the same sticky comment, edited
