@@ -110,7 +110,7 @@ def resolve(
     inline: list[BaseProbe] = []
     inline_ids: list[str | None] = []
     inline_prompts: list[list[str]] = []
-    inline_at: dict[tuple[str | None, str, str], int] = {}
+    inline_at: dict[tuple[str | None, tuple[str, str]], int] = {}
     refs: list[list[int]] = [[] for _ in prompts]  # indexes into probes + inline
 
     for pi, (item, prompt) in enumerate(zip(raw_prompts, prompts)):
@@ -158,9 +158,9 @@ def resolve(
                     field=f"{where}[{ei}].id",
                     hint="Refer to it by id (`probes: [" + given + "]`), or pick another id.",
                 )
-            slot = inline_at.get((given, *k))
+            slot = inline_at.get((given, k))
             if slot is None:
-                slot = inline_at[(given, *k)] = len(inline)
+                slot = inline_at[(given, k)] = len(inline)
                 inline.append(probe)
                 inline_ids.append(given)
                 inline_prompts.append([])
@@ -256,7 +256,9 @@ def _suite_scope(item: Any, where: str, prompt_ids: list[str], tags: list[str]) 
             if value not in known:
                 close = difflib.get_close_matches(value, known, n=1)
                 raise ConfigError(
-                    f"unknown prompt '{value}'" if key == "prompts" else f"no prompt has tag '{value}'",
+                    f"unknown prompt '{value}'"
+                    if key == "prompts"
+                    else f"no prompt has tag '{value}'",
                     line=line,
                     field=f"{where}.{key}",
                     hint=f"Did you mean '{close[0]}'?"

@@ -1,0 +1,57 @@
+"""The suite `promptcanary init` writes passes on a model that answers correctly.
+
+Through the CLI in process, against the loopback LLM server and the real LiteLLM stack: a first
+baseline must not contain failures that no model could fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.cli import run_cli
+from tests.fakes.llm_server import FakeLLMServer, last_user_text
+
+
+def correct_answer(request: dict[str, Any]) -> str:
+    text = last_user_text(request)
+    if "Return only JSON" in text:
+        return '{"city": "Paris", "country": "France"}'
+    if "capital of France" in text:
+        return "Paris"
+    return "unexpected prompt: " + text
+
+
+def test_the_scaffold_passes_on_a_correct_model(tmp_path: Path) -> None:
+    assert run_cli("init", cwd=tmp_path).returncode == 0
+    with FakeLLMServer(correct_answer) as server:
+        result = run_cli(
+            "run",
+            "-c",
+            "canary.yaml",
+            "-p",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--no-progress",
+            "-o",
+            "run.json",
+            cwd=tmp_path,
+        )
+        prompts = sorted(last_user_text(r) for r in server.requests)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(prompts) == 2 and "Return only JSON" in prompts[0]
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    results = run["probe_results"]
+    pairs = sorted((r["prompt_id"], r["probe_id"]) for r in results)
+    by_text = {p["id"]: p["text"] for p in run["prompts"]}
+    # json_validity runs on the JSON prompt only; the others run on both prompts.
+    assert sorted(p for p, probe in pairs if probe == "json_validity") == [
+        pid for pid, text in by_text.items() if text.startswith("Return only JSON")
+    ]
+    assert len(results) == 5
+    failed = [(r["probe_id"], r["details"]) for r in results if not r["passed"] or r["errored"]]
+    assert failed == []
+    spec = {s["probe_id"]: s for s in run["probes"]}
+    assert spec["json_validity"]["tags"] == ["json"]
