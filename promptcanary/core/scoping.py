@@ -192,14 +192,14 @@ def resolve(
                     line=line_of(item, "skip_probes") if isinstance(item, dict) else None,
                     field=f"prompts[{pi}].skip_probes",
                 )
-        scoped_prompts.append(
-            prompt.model_copy(
+        if refs[pi] or skips:
+            prompt = prompt.model_copy(
                 update={
                     "probes": [final_ids[i] for i in refs[pi]],
                     "skip_probes": [final_ids[i] for i in skips],
                 }
             )
-        )
+        scoped_prompts.append(prompt)
 
     _check_coverage(config, raw_prompts, scoped_prompts, final_ids, scopes)
     return Scoped(all_probes, all_explicit, scopes, scoped_prompts)

@@ -55,3 +55,33 @@ def test_the_scaffold_passes_on_a_correct_model(tmp_path: Path) -> None:
     assert failed == []
     spec = {s["probe_id"]: s for s in run["probes"]}
     assert spec["json_validity"]["tags"] == ["json"]
+
+
+def test_a_scoping_mistake_stops_the_run_before_any_request(tmp_path: Path) -> None:
+    (tmp_path / "canary.yaml").write_text(
+        "name: s\n"
+        "probes:\n"
+        "  - json_validity\n"
+        "prompts:\n"
+        "  - id: capital\n"
+        "    text: Capital of France?\n"
+        "    skip_probes: [jsn_validity]\n",
+        encoding="utf-8",
+    )
+    with FakeLLMServer(correct_answer) as server:
+        result = run_cli(
+            "run",
+            "-c",
+            "canary.yaml",
+            "-p",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--no-progress",
+            cwd=tmp_path,
+        )
+        assert server.requests == []
+    assert result.returncode == 2
+    said = " ".join(result.stderr.split())
+    assert "canary.yaml:7: prompts[0].skip_probes: unknown probe 'jsn_validity'" in said
+    assert "Did you mean 'json_validity'?" in said and "Traceback" not in said

@@ -431,3 +431,15 @@ def test_scoping_a_probe_after_the_baseline_is_a_suite_change_not_drift(tmp_path
     assert [(c.kind, c.what, c.probe_id, c.prompt_id) for c in report.suite_changes] == [
         ("removed", "probe", "json_validity", "capital")
     ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "marker"),
+    [("docs/probes.md", "## Scoping probes"), ("README.md", "Probes run on every prompt unless")],
+)
+def test_the_documented_scoping_examples_load(tmp_path: Path, doc: str, marker: str) -> None:
+    root = Path(__file__).resolve().parents[3]
+    text = (root / doc).read_text(encoding="utf-8")
+    block = text[text.index(marker) :].split("```yaml\n", 1)[1].split("```", 1)[0]
+    suite = load(tmp_path, "name: doc\n" + block)
+    assert any(len(suite.probes_for(p)) < len(suite.probes) for p in suite.prompts)
