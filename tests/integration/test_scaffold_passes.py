@@ -85,3 +85,44 @@ def test_a_scoping_mistake_stops_the_run_before_any_request(tmp_path: Path) -> N
     said = " ".join(result.stderr.split())
     assert "canary.yaml:7: prompts[0].skip_probes: unknown probe 'jsn_validity'" in said
     assert "Did you mean 'json_validity'?" in said and "Traceback" not in said
+
+
+UNSCOPED = """\
+name: scoping-change
+samples: 1
+probes:
+  - json_validity
+  - refusal
+prompts:
+  - id: city
+    text: 'Return only JSON: {"city": "Paris", "country": "France"}'
+  - id: capital
+    text: What is the capital of France? Answer in one word.
+"""
+
+
+def test_scoping_a_probe_after_the_baseline_is_a_suite_change_through_the_cli(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "canary.yaml"
+    suite.write_text(UNSCOPED, encoding="utf-8")
+    with FakeLLMServer(correct_answer) as server:
+        base = ["-c", "canary.yaml", "-p", "openai/fake-model", "--api-base", server.base_url]
+        saved = run_cli("run", *base, "--no-progress", "--save-baseline", cwd=tmp_path)
+        # The unscoped baseline records json_validity failing on "Paris": no model can fix it.
+        assert saved.returncode == 0, saved.stderr
+        scoped = UNSCOPED.replace(
+            "  - json_validity\n", "  - type: json_validity\n    prompts: [city]\n"
+        )
+        suite.write_text(scoped, encoding="utf-8")
+        result = run_cli(
+            "compare", *base, "--fail-on-drift", "--output-json", "drift.json", cwd=tmp_path
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    drift = json.loads((tmp_path / "drift.json").read_text(encoding="utf-8"))
+    assert not any(c["regression"] for c in drift["comparisons"])
+    changes = [
+        (c["kind"], c["what"], c["probe_id"], c["prompt_id"]) for c in drift["suite_changes"]
+    ]
+    assert changes == [("removed", "probe", "json_validity", "capital")]
+    assert "suite changed" in " ".join(result.stdout.split()).lower()

@@ -21,6 +21,7 @@ from promptcanary.core.probes import JsonValidityProbe, RefusalProbe
 from promptcanary.core.scoping import ProbeScope
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ConfigError
+from promptcanary.pipeline import GatePolicy, gate
 from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -428,6 +429,7 @@ def test_scoping_a_probe_after_the_baseline_is_a_suite_change_not_drift(tmp_path
     )
     report = compare(baseline, current)
     assert not report.has_drift and report.regressions == []
+    assert gate(report, GatePolicy("low")).exit_code == 0
     assert [(c.kind, c.what, c.probe_id, c.prompt_id) for c in report.suite_changes] == [
         ("removed", "probe", "json_validity", "capital")
     ]
