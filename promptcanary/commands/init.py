@@ -28,16 +28,23 @@ baseline_samples: 30
 concurrency: 8
 # max_cost_usd: 1.00          # stop sending requests once this much was spent
 
-# Every probe runs on every response. `type:` is the probe name; other keys are its parameters.
+# Probes score responses. `type:` is the probe name; other keys are its parameters. A probe runs
+# on every prompt unless scoped: `tags:` or `prompts:` (ids) on a probe limit it to the prompts
+# that match; a prompt can add probes of its own (`probes:`) or skip suite-wide ones
+# (`skip_probes:`).
 probes:
   - type: json_validity
+    tags: [json]              # only prompts tagged `json` are expected to answer in JSON
   - type: keyword_presence
     forbidden_keywords: ["As an AI language model"]
   - type: expected_keywords   # uses each prompt's expected_keywords
 
 prompts:
-  # Without `id:`, a prompt's id is derived from its text, so it stays stable across runs.
+  # Without `id:`, a prompt's id is derived from its text (and system prompt): editing the text
+  # makes it a new prompt. Give long-lived prompts an explicit `id:`.
   - text: 'Return only JSON: {{"city": "Paris", "country": "France"}}'
+    tags: [json]
+    expected_keywords: ["Paris", "France"]
   - text: "What is the capital of France? Answer in one word."
     expected_keywords: ["Paris"]
 """

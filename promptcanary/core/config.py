@@ -131,7 +131,11 @@ PROMPT_KEYS = (
     "expected_keywords",
     "tools",
     "metadata",
+    "probes",
+    "skip_probes",
 )
+#: Prompt keys resolved against the suite's probes (core/scoping.py), not by CanaryPrompt.
+PROMPT_SCOPE_KEYS = ("probes", "skip_probes")
 
 
 def line_of(node: Any, key: str | None = None) -> int | None:
@@ -235,10 +239,18 @@ def load_header(path: str | Path) -> tuple[str, SuiteSettings]:
 
 
 def parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | None]]:
-    """The probes of a canary.yaml mapping, built and validated, with their explicit ids."""
-    from promptcanary.core.probes.base import build_probe
+    """The probes of a canary.yaml mapping, built and validated, with their explicit ids.
 
+    Their scoping keys (``prompts:``, ``tags:``) are read by :mod:`promptcanary.core.scoping`.
+    The list may be left out when prompts bring their own probes (``probes:`` on a prompt).
+    """
     raw = config.get("probes")
+    if raw is None or raw == []:
+        prompts = config.get("prompts")
+        if isinstance(prompts, list) and any(
+            isinstance(p, dict) and p.get("probes") for p in prompts
+        ):
+            return [], []
     if not isinstance(raw, list) or not raw:
         raise ConfigError(
             "a non-empty list 'probes' is required",
@@ -249,33 +261,51 @@ def parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | No
     probes: list[BaseProbe] = []
     ids: list[str | None] = []
     for index, item in enumerate(raw):
-        where = f"probes[{index}]"
         line = line_of(item) or line_of(config, "probes")
-        if isinstance(item, str):
-            item = {"type": item}
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise ConfigError(
-                "each probe needs a 'type' (e.g. `- type: json_validity` or `- json_validity`)",
-                line=line,
-                field=where,
-            )
-        params = {k: v for k, v in item.items() if k not in ("type", "id")}
-        explicit_id = item.get("id")
-        if explicit_id is not None and (not isinstance(explicit_id, str) or not explicit_id):
-            raise ConfigError("'id' must be a non-empty string", line=line, field=f"{where}.id")
-        try:
-            probes.append(build_probe(item["type"], params))
-        except ConfigError as exc:
-            key = exc.field if exc.field and exc.field in item else None
-            field = f"{where}.{exc.field}" if exc.field else where
-            raise type(exc)(
-                exc.detail,
-                line=(line_of(item, key) if key else None) or line,
-                field=field,
-                hint=exc.hint,
-            ) from exc
+        probe, explicit_id = build_probe_entry(item, f"probes[{index}]", line, scoped=True)
+        probes.append(probe)
         ids.append(explicit_id)
     return probes, ids
+
+
+#: Keys of a suite probe entry that say where it applies (see core/scoping.py), not parameters.
+PROBE_SCOPE_KEYS = ("prompts", "tags")
+
+
+def build_probe_entry(
+    item: Any, where: str, line: int | None, *, scoped: bool = False
+) -> tuple[BaseProbe, str | None]:
+    """One probe entry (``- json_validity`` or ``{type: ..., id: ..., params...}``), built.
+
+    ``scoped``: the entry may carry scoping keys, which are left out of the parameters.
+    """
+    from promptcanary.core.probes.base import build_probe
+
+    if isinstance(item, str):
+        item = {"type": item}
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+        raise ConfigError(
+            "each probe needs a 'type' (e.g. `- type: json_validity` or `- json_validity`)",
+            line=line,
+            field=where,
+        )
+    skip = ("type", "id", *(PROBE_SCOPE_KEYS if scoped else ()))
+    params = {k: v for k, v in item.items() if k not in skip}
+    explicit_id = item.get("id")
+    if explicit_id is not None and (not isinstance(explicit_id, str) or not explicit_id):
+        raise ConfigError("'id' must be a non-empty string", line=line, field=f"{where}.id")
+    try:
+        probe = build_probe(item["type"], params)
+    except ConfigError as exc:
+        key = exc.field if exc.field and exc.field in item else None
+        field = f"{where}.{exc.field}" if exc.field else where
+        raise type(exc)(
+            exc.detail,
+            line=(line_of(item, key) if key else None) or line,
+            field=field,
+            hint=exc.hint,
+        ) from exc
+    return probe, explicit_id
 
 
 def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
@@ -304,7 +334,8 @@ def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
                     str(key), PROMPT_KEYS, where=where, line=line_of(item, str(key))
                 )
         try:
-            prompts.append(CanaryPrompt.model_validate(dict(item)))
+            fields = {k: v for k, v in item.items() if k not in PROMPT_SCOPE_KEYS}
+            prompts.append(CanaryPrompt.model_validate(fields))
         except ValidationError as exc:
             loc, msg, _ = validation_parts(exc)
             key = loc[0] if loc else "text"

@@ -15,8 +15,9 @@ from promptcanary.core.config import (
     parse_probes,
     parse_prompts,
 )
-from promptcanary.core.models import CanaryPrompt, CanaryRunResult
+from promptcanary.core.models import CanaryPrompt, CanaryRunResult, ProbeSpec
 from promptcanary.core.probes.base import BaseProbe, params_digest
+from promptcanary.core.scoping import EVERYWHERE, ProbeScope, applies, resolve
 from promptcanary.core.text import clip
 from promptcanary.errors import ConfigError
 
@@ -31,12 +32,14 @@ class CanarySuite:
     Args:
         name: Human-readable name for this suite (baselines are filed under it).
         prompts: List of :class:`CanaryPrompt` objects.
-        probes: List of :class:`BaseProbe` instances to run on every response.
+        probes: List of :class:`BaseProbe` instances (each runs on the prompts its scope and
+            the prompts' own ``probes``/``skip_probes`` give it; see :meth:`probes_for`).
         description: Optional description shown in reports.
         tags: Optional tags for categorisation.
         default_system_prompt: System prompt for prompts that set none.
         settings: Run/compare defaults (samples, concurrency, provider...), usually from YAML.
         probe_ids: Explicit ids for the probes (same order); None entries are derived.
+        probe_scopes: Where each probe applies (same order); None or omitted: everywhere.
 
     Example::
 
@@ -60,6 +63,7 @@ class CanarySuite:
         default_system_prompt: str | None = None,
         settings: SuiteSettings | None = None,
         probe_ids: list[str | None] | None = None,
+        probe_scopes: list[ProbeScope | None] | None = None,
     ) -> None:
         if not prompts:
             raise ValueError("CanarySuite requires at least one prompt.")
@@ -77,6 +81,12 @@ class CanarySuite:
         self.settings = settings or SuiteSettings()
         _check_unique_prompt_ids(self.prompts)
         self.probe_ids = assign_probe_ids(self.probes, probe_ids)
+        scopes = list(probe_scopes) if probe_scopes is not None else []
+        if len(scopes) > len(self.probes):
+            raise ValueError("CanarySuite got more probe scopes than probes.")
+        scopes += [None] * (len(self.probes) - len(scopes))
+        self.probe_scopes: list[ProbeScope] = [s or EVERYWHERE for s in scopes]
+        _check_prompt_scopes(self.prompts, self.probe_ids)
 
     def __repr__(self) -> str:
         return (
@@ -125,6 +135,7 @@ class CanarySuite:
         name, settings = parse_header(config)
         probes, probe_ids = parse_probes(config)
         prompts = parse_prompts(config)
+        scoped = resolve(config, probes, probe_ids, prompts)
         description = config.get("description") or ""
         default_system_prompt = config.get("default_system_prompt")
         tags = config.get("tags") or []
@@ -141,13 +152,14 @@ class CanarySuite:
                 )
         return cls(
             name=name,
-            prompts=prompts,
-            probes=probes,
+            prompts=scoped.prompts,
+            probes=scoped.probes,
             description=description,
             tags=[str(t) for t in tags],
             default_system_prompt=default_system_prompt,
             settings=settings,
-            probe_ids=probe_ids,
+            probe_ids=scoped.explicit_ids,
+            probe_scopes=list(scoped.scopes),
         )
 
     # ── Running ──────────────────────────────────────────────────────────────────────────────
@@ -241,6 +253,33 @@ class CanarySuite:
 
         return RunOptions.from_settings(self.settings, **overrides)
 
+    def probes_for(self, prompt: CanaryPrompt) -> list[tuple[BaseProbe, str]]:
+        """The probes that run on ``prompt``, with their ids, in suite order.
+
+        A probe runs on a prompt its scope covers (unscoped: every prompt) unless the prompt
+        skips it, and on every prompt that names it in its own ``probes``.
+        """
+        return [
+            (probe, pid)
+            for probe, pid, scope in zip(self.probes, self.probe_ids, self.probe_scopes)
+            if applies(scope, pid, prompt)
+        ]
+
+    def probe_specs(self) -> list[ProbeSpec]:
+        """What each probe is (id, type, parameters) and where it applies, for a stored run."""
+        specs = []
+        for probe, pid, scope in zip(self.probes, self.probe_ids, self.probe_scopes):
+            spec = probe.spec(pid)
+            if not scope.everywhere:
+                spec = spec.model_copy(
+                    update={
+                        "prompts": list(scope.prompts) if scope.prompts is not None else None,
+                        "tags": list(scope.tags) if scope.tags is not None else None,
+                    }
+                )
+            specs.append(spec)
+        return specs
+
     def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
         """The system prompt sent with ``prompt``: its own, else the suite default."""
         return prompt.system_prompt or self.default_system_prompt
@@ -262,11 +301,15 @@ class CanarySuite:
             if value != getattr(defaults, key):
                 data[key] = value
         probes: list[dict[str, Any]] = []
-        for probe, pid in zip(self.probes, self.probe_ids):
+        for probe, pid, scope in zip(self.probes, self.probe_ids, self.probe_scopes):
             spec = probe.spec(pid)
             entry: dict[str, Any] = {"type": spec.type}
             if pid != _derived_id(probe, self.probes):
                 entry["id"] = pid
+            if scope.prompts is not None:
+                entry["prompts"] = list(scope.prompts)
+            if scope.tags is not None:
+                entry["tags"] = list(scope.tags)
             entry.update(spec.params)
             probes.append(entry)
         data["probes"] = probes
@@ -276,7 +319,7 @@ class CanarySuite:
             for key in ("description", "system_prompt"):
                 if getattr(cp, key):
                     entry[key] = getattr(cp, key)
-            for key in ("tags", "expected_keywords", "tools", "metadata"):
+            for key in ("tags", "expected_keywords", "tools", "metadata", "probes", "skip_probes"):
                 if getattr(cp, key):
                     entry[key] = getattr(cp, key)
             prompts.append(entry)
@@ -307,6 +350,21 @@ def _check_unique_prompt_ids(prompts: list[CanaryPrompt]) -> None:
                 hint="Give one of them an explicit `id:`, or remove the duplicate prompt.",
             )
         seen[prompt.id] = index
+
+
+def _check_prompt_scopes(prompts: list[CanaryPrompt], probe_ids: list[str]) -> None:
+    # canary.yaml is checked with line numbers while it is read (core/scoping.py); this catches
+    # the same mistake in a suite built in code.
+    known = set(probe_ids)
+    for index, prompt in enumerate(prompts):
+        for key in ("probes", "skip_probes"):
+            for pid in getattr(prompt, key):
+                if pid not in known:
+                    raise ConfigError(
+                        f"unknown probe '{pid}'",
+                        field=f"prompts[{index}].{key}",
+                        hint=f"Known probe ids: {', '.join(probe_ids)}.",
+                    )
 
 
 def _excerpt(text: str, limit: int = 40) -> str:

@@ -142,6 +142,11 @@ class CanaryPrompt(BaseModel):
     """OpenAI-style tool schemas offered to the model for this prompt (native tool calls)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data for custom probes."""
+    probes: list[str] = Field(default_factory=list)
+    """Ids of suite probes that run on this prompt besides those whose scope matches it
+    (canary.yaml ``probes:`` on a prompt; inline definitions there become suite probes)."""
+    skip_probes: list[str] = Field(default_factory=list)
+    """Ids of suite probes that do not run on this prompt although their scope matches it."""
 
     @field_validator("text")
     @classmethod
@@ -276,6 +281,12 @@ class ProbeSpec(BaseModel):
     """Category of the probe."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Constructor parameters, so a baseline says exactly what was measured."""
+    prompts: list[str] | None = None
+    """Ids of the prompts this probe is limited to (canary.yaml ``prompts:`` on a probe, or the
+    prompts that defined it inline); None: not limited by prompt id. Older files: None."""
+    tags: list[str] | None = None
+    """Prompt tags this probe is limited to; None: not limited by tag. A probe with both
+    ``prompts`` and ``tags`` applies where either matches. Older files: None."""
 
 
 # ── Runs ─────────────────────────────────────────────────────────────────────────────────────

@@ -133,6 +133,7 @@ def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
         default_system_prompt=suite.default_system_prompt,
         settings=suite.settings,
         probe_ids=list(suite.probe_ids),
+        probe_scopes=list(suite.probe_scopes),
     )
 
 

@@ -117,7 +117,7 @@ class RunExecution:
             suite_name=self.suite.name,
             provider=self.config,
             started_at=started,
-            probes=[probe.spec(pid) for probe, pid in zip(self.suite.probes, self.suite.probe_ids)],
+            probes=self.suite.probe_specs(),
             prompts=list(self.suite.prompts),
             samples=self.options.samples,
             aborted=aborted,
@@ -282,7 +282,7 @@ class RunExecution:
 
     async def probe(self, index: int, response: LLMResponse) -> None:
         prompt = self.jobs[index][0]
-        pairs = list(zip(self.suite.probes, self.suite.probe_ids))
+        pairs = self.suite.probes_for(prompt)  # only the probes scoped to this prompt
         if response.error is not None:
             results = [probe_one(p, pid, prompt, response) for p, pid in pairs]
         else:

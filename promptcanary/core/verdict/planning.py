@@ -342,7 +342,8 @@ def plan_adaptive(
     if prompts is None and suite is not None:
         prompts = len(suite.prompts)
     if pairs is None:
-        pairs = len(suite.prompts) * len(suite.probes) if suite is not None else 1
+        # Scoped probes: only the (probe, prompt) pairs that exist are tested.
+        pairs = sum(len(suite.probes_for(p)) for p in suite.prompts) if suite is not None else 1
     big = settings.baseline_samples
     healthy = adaptive_outcome(
         baseline_rate=baseline_rate,

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 import promptcanary.core.probes as probes
+from promptcanary.core.config import build_probe_entry
 from promptcanary.core.models import ProbeResult
 from promptcanary.core.probes import base
 from promptcanary.core.probes.base import BaseProbe, build_probe, registered_probes
@@ -189,11 +190,9 @@ def test_docs_yaml_examples_build():
     for block in blocks:
         data = yaml.safe_load(block)
         entries = data.get("probes", []) if isinstance(data, dict) else data
-        for entry in entries or []:
-            if isinstance(entry, str):
-                entry = {"type": entry}
-            params = {k: v for k, v in entry.items() if k != "type"}
-            build_probe(entry["type"], params)
+        for index, entry in enumerate(entries or []):
+            # The loader's own path: `id` and the scoping keys are not parameters.
+            build_probe_entry(entry, f"probes[{index}]", None, scoped=True)
             built += 1
     assert built >= 22
 
