@@ -206,6 +206,14 @@ class ReportView:
         """True when the whole verdict is inconclusive."""
         return self.verdict == "inconclusive"
 
+    @property
+    def offer_accept(self) -> bool:
+        """Whether to say how to accept the change: only when something changed and was measured
+        (no such hint after a run with no drift, nor for an unmeasurable one)."""
+        r = self.report
+        changed = r.has_drift or bool(r.improvements) or r.suite_changed
+        return bool(self.accept_hint) and changed and not self.inconclusive
+
 
 def _thresholds(report: DriftReport) -> str:
     parts = [

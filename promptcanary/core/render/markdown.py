@@ -184,11 +184,12 @@ def _suite_change_lines(view: ReportView) -> list[str]:
 
 
 def _footer(view: ReportView) -> str:
-    parts = [
-        "---",
-        f"<sub>To accept this change as the new baseline, {view.accept_hint}. "
-        f"Thresholds: {view.thresholds}.",
-    ]
+    accept = (
+        f"To accept this change as the new baseline, {view.accept_hint}. "
+        if view.offer_accept
+        else ""
+    )
+    parts = ["---", f"<sub>{accept}Thresholds: {view.thresholds}."]
     url = safe_url(view.run_url)
     if url:
         parts[-1] += f" [Workflow run]({url})."

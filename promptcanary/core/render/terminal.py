@@ -196,9 +196,10 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
     if view.usage:
         console.print(T(f"Usage (baseline → current): {view.usage_line}", "dim"))
     console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
-    console.print(
-        T(
-            f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}.",
-            "dim",
+    if view.offer_accept:
+        console.print(
+            T(
+                f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}.",
+                "dim",
+            )
         )
-    )

@@ -220,3 +220,12 @@ def test_to_markdown_writes_the_file(tmp_path) -> None:
     target = tmp_path / "out" / "drift.md"
     text = DriftReporter(drift_report()).to_markdown(target)
     assert target.read_text(encoding="utf-8") == text
+
+
+def test_no_accept_hint_when_there_is_nothing_to_accept() -> None:
+    quiet = DriftReporter(drift_report([comparison(1, kind="stable")])).to_markdown()
+    assert "To accept this change" not in quiet and "Thresholds:" in quiet
+    unmeasured = DriftReporter(drift_report(error_rate=0.35)).to_markdown()
+    assert "To accept this change" not in unmeasured
+    drifted = DriftReporter(drift_report()).to_markdown()
+    assert "To accept this change as the new baseline" in drifted
