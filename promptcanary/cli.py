@@ -166,6 +166,15 @@ def run(
     fail_on_failure: Annotated[
         bool, typer.Option("--fail-on-failure", help="Exit 1 if any probe failed.")
     ] = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            help="Run only slice I of N (e.g. 2/4) and write it with -o as a partial run; "
+            "join the parts with `promptcanary merge`.",
+        ),
+    ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -249,6 +258,22 @@ def compare(
     from promptcanary.commands.compare import CompareArgs, compare_command
 
     _done(compare_command(CompareArgs(**options)))
+
+
+@app.command()
+def merge(
+    parts: Annotated[
+        list[Path],
+        typer.Argument(help="The partial runs written by `run --shard i/n -o ...`, all of them."),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Write the merged run here (JSON).")
+    ],
+) -> None:
+    """Join the partial runs of a sharded run into one run for `compare --current`."""
+    from promptcanary.commands.merge import merge_command
+
+    _done(merge_command(parts=parts, output=output))
 
 
 @app.command()
