@@ -12,6 +12,7 @@ from promptcanary.commands.common import (
     load_suite,
     measure,
     progress_callback,
+    start_litellm_warm_up,
     stderr_console,
     stdout_console,
     write_text,
@@ -45,6 +46,7 @@ def run_command(args: RunArgs) -> int:
     from promptcanary import pipeline
 
     shard = _check_shard(args)
+    start_litellm_warm_up(args.replay)
     suite = load_suite(args.config)
     from promptcanary.files import check_destinations
 
