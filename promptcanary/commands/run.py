@@ -110,6 +110,11 @@ def run_command(args: RunArgs) -> int:
         )
     if unsaved is not None:
         raise unsaved
+    if shard is not None and run.shard is not None:
+        stderr_console().print(
+            f"Wrote shard {shard} ({len(run.prompts)} of {len(run.shard.suite_prompt_ids)} "
+            f"prompts) → {args.output}; join the parts with `promptcanary merge`."
+        )
 
     if run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses)):
         raise MeasurementError(

@@ -49,6 +49,7 @@ def run_shards(project: Path, server: FakeLLMServer, count: int, *extra: str) ->
         name = f"part-{i}.json"
         proc = pc("run", *flags(server), "--shard", f"{i}/{count}", "-o", name, *extra, cwd=project)
         assert proc.returncode == 0, proc.stderr
+        assert f"Wrote shard {i}/{count}" in proc.stderr and "promptcanary merge" in proc.stderr
         names.append(name)
     return names
 
