@@ -215,3 +215,15 @@ def test_prompt_in_no_part_is_refused() -> None:
     short = parts[1][1].model_copy(update={"prompts": parts[1][1].prompts[1:]})
     with pytest.raises(InputError, match=r"1 prompt\(s\) of the suite are in no part"):
         merge_runs([parts[0], ("part-2.json", short)])
+
+
+@given(st.integers(1, 40), st.integers(1, 12), st.integers(1, 5))
+def test_shards_cover_the_suite_once_in_order(n: int, count: int, samples: int) -> None:
+    prompts = [CanaryPrompt(text=f"p{i}") for i in range(n)]
+    parts = [shard_prompts(prompts, samples, Shard(i, count)) for i in range(1, count + 1)]
+    ids = [p.id for part in parts for p in part]
+    assert sorted(ids) == sorted(p.id for p in prompts) and len(set(ids)) == n
+    sizes = [len(part) for part in parts]
+    assert max(sizes) - min(sizes) <= 1  # equal weights: counts differ by at most one
+    for part in parts:
+        assert part == [p for p in prompts if p in part]
