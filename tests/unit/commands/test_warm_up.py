@@ -10,10 +10,6 @@ import pytest
 from promptcanary.commands.common import start_litellm_warm_up
 
 
-def warm_up_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "litellm-warm-up"]
-
-
 @pytest.mark.parametrize("value", [None, "0", "false", "off", ""])
 def test_off_unless_asked(monkeypatch: pytest.MonkeyPatch, value: str | None) -> None:
     if value is None:
@@ -29,12 +25,18 @@ def test_never_for_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_on_starts_a_daemon_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[threading.Thread] = []
+
+    class Recorded(threading.Thread):
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Recorded)
     monkeypatch.setenv("PROMPTCANARY_WARMUP", "yes")
     assert start_litellm_warm_up(None) is True
-    threads = warm_up_threads()
-    assert threads and all(t.daemon for t in threads)
-    for thread in threads:
-        thread.join(timeout=60)
+    assert [t.name for t in started] == ["litellm-warm-up"] and started[0].daemon
+    started[0].join(timeout=60)
     import sys
 
     assert "litellm" in sys.modules
