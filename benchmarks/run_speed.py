@@ -88,6 +88,7 @@ def async_server(latency: float) -> Iterator[tuple[str, dict[str, int]]]:
 
 def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dict[str, float]:
     """One client in this (fresh) process: warm up, then ``n`` requests; its measurements."""
+    workers = 0
     if kind == "raw":
         import aiohttp
 
@@ -120,16 +121,25 @@ def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> di
         asyncio.run(go(n))
         errors = 0
     else:
+        from promptcanary.core.run.runner import RunOptions, run_suite
+
         provider = LiteLLMProvider(model, api_base=url, api_key="sk-test")
         make_suite(concurrency).run(provider, concurrency=concurrency, show_progress=False)
         suite = make_suite(n)
+        workers = int(kind.removeprefix("workers")) if kind.startswith("workers") else 1
         cpu, wall = time.process_time(), time.perf_counter()
-        result = suite.run(provider, concurrency=concurrency, show_progress=False)
+        options = RunOptions(concurrency=concurrency, show_progress=False, workers=workers)
+        result = run_suite(suite, provider, options)
         errors = len(result.errors)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child_cpu = children.ru_utime + children.ru_stime  # forked workers, once they are joined
+    workers_rss = children.ru_maxrss / 1024.0 * (workers if workers > 1 else 0)
     return {
         "wall": time.perf_counter() - wall,
-        "cpu_ms": (time.process_time() - cpu) * 1000 / n,
-        "rss_mb": peak_rss_mb(),
+        "cpu_ms": (time.process_time() - cpu + child_cpu) * 1000 / n,
+        # With workers: the parent's peak plus each worker's (an upper bound: forked workers
+        # share the parent's pages until they write to them).
+        "rss_mb": peak_rss_mb() + workers_rss,
         "errors": errors,
     }
 
@@ -165,6 +175,11 @@ def load(args: argparse.Namespace) -> None:
         raw = run_client("raw", url, n, c, args.model)
     with async_server(args.latency) as (url, our_stats):
         ours = run_client("ours", url, n, c, args.model)
+    rows = [("raw aiohttp", raw, raw_stats), ("CanarySuite.run", ours, our_stats)]
+    if args.workers > 1:
+        with async_server(args.latency) as (url, worker_stats):
+            split = run_client(f"workers{args.workers}", url, n, c, args.model)
+        rows.append((f"{args.workers} workers", split, worker_stats))
     big: dict[str, float] | None = None
     if args.memory_requests:
         with async_server(args.latency) as (url, _):
@@ -175,7 +190,7 @@ def load(args: argparse.Namespace) -> None:
     )
     print(f"latency bound (n / c x latency)  {n / c * args.latency:6.2f} s")
     print("client            wall    x raw   CPU/request  peak RSS  connections  errors")
-    for name, m, stats in (("raw aiohttp", raw, raw_stats), ("CanarySuite.run", ours, our_stats)):
+    for name, m, stats in rows:
         print(
             f"{name:16s} {m['wall']:5.2f} s  {m['wall'] / raw['wall']:5.2f}x  "
             f"{m['cpu_ms']:6.2f} ms  {m['rss_mb']:6.0f} MB  {stats.get('connections', 0):6d}"
@@ -186,7 +201,8 @@ def load(args: argparse.Namespace) -> None:
             f"CanarySuite.run, {args.memory_requests} requests: {big['wall']:.2f} s, "
             f"{big['cpu_ms']:.2f} ms CPU/request, peak RSS {big['rss_mb']:.0f} MB"
         )
-    print("(connections include the warm-up round's, opened on its own event loop)")
+    print("(connections include the warm-up round's, opened on its own event loop; with workers,")
+    print(" CPU includes theirs and peak RSS is the parent's plus each worker's, an upper bound)")
     print("targets: wall <= 1.5x raw, CPU <= 3 ms/request, peak RSS <= 500 MB")
     print(f"load average before / after      {load_before} / {load_average()}")
 
@@ -362,7 +378,10 @@ def main() -> None:
     parser.add_argument("--load-requests", type=int, default=2000)
     parser.add_argument("--load-concurrency", type=int, default=64)
     parser.add_argument("--memory-requests", type=int, default=10000, help="0: skip")
-    parser.add_argument("--client", choices=("raw", "ours"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--workers", type=int, default=2, help="also run with RunOptions(workers=N); 1: skip"
+    )
+    parser.add_argument("--client", help=argparse.SUPPRESS)  # raw | ours | workersN
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:  # one side of the load comparison, in its own process
