@@ -91,6 +91,15 @@ SamplesOpt = Annotated[
         "changed [default: canary.yaml, else auto]."
     ),
 ]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=64,
+        help="Processes sharing a fixed-sample run, one per core (Linux; each holds its own "
+        "LiteLLM, ~200 MB) [default: 1].",
+    ),
+]
 MaxCostOpt = Annotated[
     float | None,
     typer.Option(
@@ -139,6 +148,7 @@ def run(
     seed: SeedOpt = None,
     concurrency: ConcurrencyOpt = None,
     samples: SamplesOpt = None,
+    workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
@@ -205,6 +215,7 @@ def compare(
     seed: SeedOpt = None,
     concurrency: ConcurrencyOpt = None,
     samples: SamplesOpt = None,
+    workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,

@@ -80,6 +80,8 @@ class Overrides:
     baseline_samples: int | None = None
     """Samples per prompt when recording a baseline with ``samples: auto``; None: the suite's."""
     concurrency: int | None = None
+    workers: int | None = None
+    """Processes that share a fixed-sample run (see core/run/workers.py); None: one."""
     max_cost_usd: float | None = None
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
@@ -245,6 +247,7 @@ def measure(
         max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
+        workers=overrides.workers,
     )
 
 

@@ -173,6 +173,7 @@ class RunFlags:
     seed: int | None = None
     concurrency: int | None = None
     samples: int | str | None = None
+    workers: int | None = None
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
@@ -193,6 +194,7 @@ class RunFlags:
             seed=self.seed,
             samples=parse_samples(self.samples, field="--samples"),
             concurrency=self.concurrency,
+            workers=self.workers,
             max_cost_usd=self.max_cost,
             api_base=self.api_base,
             replay=self.replay,

@@ -174,3 +174,18 @@ def test_bad_shard_options_exit_2_before_any_request(
     assert proc.returncode == 2, proc.stderr
     assert says in proc.stderr
     assert server.requests == []
+
+
+def test_workers_flag_writes_the_same_run(project: Path, server: FakeLLMServer) -> None:
+    from promptcanary.core.run.workers import can_fork
+
+    proc = pc("run", *flags(server), "-o", "one.json", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    proc = pc("run", *flags(server), "--workers", "2", "-o", "two.json", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    one, two = (json.loads((project / f).read_text()) for f in ("one.json", "two.json"))
+    assert [(r["prompt_id"], r["sample"]) for r in two["llm_responses"]] == [
+        (r["prompt_id"], r["sample"]) for r in one["llm_responses"]
+    ]
+    assert len(two["llm_responses"]) == 14 and two["shard"] is None
+    assert len(server.requests) == 28 or not can_fork()
