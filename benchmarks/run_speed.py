@@ -4,6 +4,18 @@ Usage::
 
     python benchmarks/run_speed.py [--prompts 200] [--concurrency 16] [--latency 0.1] [--repeat 3]
                                    [--model openai/fake-model] [--in-process]
+                                   [--load-requests 2000] [--load-concurrency 64]
+                                   [--memory-requests 10000] [--skip-load]
+
+0. Load (issue 17): ``--load-requests`` requests at ``--load-concurrency`` against the asyncio
+   loopback server (tests/fakes/llm_async_server.py, its own process, ``--latency``), side by
+   side in the same run: a raw aiohttp client sending the same JSON bodies, and CanarySuite.run
+   through LiteLLMProvider (one probe). Each client runs in a fresh process (so its peak memory is
+   its own) after a warm-up round of one request per slot (imports, connections); printed: wall
+   time, ratio to the raw client, the latency bound (n / c x latency), CPU per request (all
+   threads), peak RSS, and the connections the server saw. Then CanarySuite.run alone with
+   ``--memory-requests`` for the peak memory of a large run. Targets: wall <= 1.5x raw, CPU
+   <= 3 ms/request, peak memory <= 500 MB.
 
 1. Speed: ``--prompts`` prompts at ``--concurrency`` through LiteLLMProvider and CanarySuite.run
    (probes included), against the fake OpenAI-compatible server answering in ``--latency``
@@ -29,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import statistics
@@ -51,6 +64,151 @@ from promptcanary.providers.litellm import LiteLLMProvider  # noqa: E402
 
 MODEL = "openai/fake-model"
 T = TypeVar("T")
+
+
+@contextmanager
+def async_server(latency: float) -> Iterator[tuple[str, dict[str, int]]]:
+    """The asyncio loopback server in its own process; yields its URL and, once stopped, its
+    counters (connections opened, requests answered)."""
+    cmd = [sys.executable, "-m", "tests.fakes.llm_async_server", "--latency", str(latency)]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    stats: dict[str, int] = {}
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip(), stats
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+        lines = [line for line in err.splitlines() if line.startswith("{")]
+        if lines:
+            stats.update(json.loads(lines[-1]))
+
+
+def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dict[str, float]:
+    """One client in this (fresh) process: warm up, then ``n`` requests; its measurements."""
+    workers = 0
+    if kind == "raw":
+        import aiohttp
+
+        async def go(count: int) -> None:
+            semaphore = asyncio.Semaphore(concurrency)
+            connector = aiohttp.TCPConnector(limit=concurrency)
+            async with aiohttp.ClientSession(connector=connector) as session:
+
+                async def one(i: int) -> None:
+                    body = {
+                        "model": model.split("/", 1)[-1],
+                        "messages": [{"role": "user", "content": prompt_text(i)}],
+                        "temperature": 0.0,
+                        "max_tokens": 1024,
+                        "seed": 42,
+                    }
+                    headers = {"Authorization": "Bearer sk-test"}
+                    async with (
+                        semaphore,
+                        session.post(
+                            f"{url}/chat/completions", json=body, headers=headers
+                        ) as response,
+                    ):
+                        await response.json()
+
+                await asyncio.gather(*(one(i) for i in range(count)))
+
+        asyncio.run(go(concurrency))
+        cpu, wall = time.process_time(), time.perf_counter()
+        asyncio.run(go(n))
+        errors = 0
+    else:
+        from promptcanary.core.run.runner import RunOptions, run_suite
+
+        provider = LiteLLMProvider(model, api_base=url, api_key="sk-test")
+        make_suite(concurrency).run(provider, concurrency=concurrency, show_progress=False)
+        suite = make_suite(n)
+        workers = int(kind.removeprefix("workers")) if kind.startswith("workers") else 1
+        cpu, wall = time.process_time(), time.perf_counter()
+        options = RunOptions(concurrency=concurrency, show_progress=False, workers=workers)
+        result = run_suite(suite, provider, options)
+        errors = len(result.errors)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child_cpu = children.ru_utime + children.ru_stime  # forked workers, once they are joined
+    workers_rss = children.ru_maxrss / 1024.0 * (workers if workers > 1 else 0)
+    return {
+        "wall": time.perf_counter() - wall,
+        "cpu_ms": (time.process_time() - cpu + child_cpu) * 1000 / n,
+        # With workers: the parent's peak plus each worker's (an upper bound: forked workers
+        # share the parent's pages until they write to them).
+        "rss_mb": peak_rss_mb() + workers_rss,
+        "errors": errors,
+    }
+
+
+def run_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dict[str, float]:
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--client",
+            kind,
+            "--url",
+            url,
+            "--load-requests",
+            str(n),
+            "--load-concurrency",
+            str(concurrency),
+            "--model",
+            model,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def load(args: argparse.Namespace) -> None:
+    n, c = args.load_requests, args.load_concurrency
+    load_before = load_average()
+    with async_server(args.latency) as (url, raw_stats):
+        raw = run_client("raw", url, n, c, args.model)
+    with async_server(args.latency) as (url, our_stats):
+        ours = run_client("ours", url, n, c, args.model)
+    rows = [("raw aiohttp", raw, raw_stats), ("CanarySuite.run", ours, our_stats)]
+    if args.workers > 1:
+        with async_server(args.latency) as (url, worker_stats):
+            split = run_client(f"workers{args.workers}", url, n, c, args.model)
+        rows.append((f"{args.workers} workers", split, worker_stats))
+    big: dict[str, float] | None = None
+    if args.memory_requests:
+        with async_server(args.latency) as (url, _):
+            big = run_client("ours", url, args.memory_requests, c, args.model)
+    print(
+        f"== load: {n} requests @ concurrency {c}, asyncio server latency "
+        f"{args.latency * 1000:.0f} ms, model {args.model} =="
+    )
+    print(f"latency bound (n / c x latency)  {n / c * args.latency:6.2f} s")
+    print("client            wall    x raw   CPU/request  peak RSS  connections  errors")
+    for name, m, stats in rows:
+        print(
+            f"{name:16s} {m['wall']:5.2f} s  {m['wall'] / raw['wall']:5.2f}x  "
+            f"{m['cpu_ms']:6.2f} ms  {m['rss_mb']:6.0f} MB  {stats.get('connections', 0):6d}"
+            f"       {m['errors']:.0f}"
+        )
+    if big is not None:
+        print(
+            f"CanarySuite.run, {args.memory_requests} requests: {big['wall']:.2f} s, "
+            f"{big['cpu_ms']:.2f} ms CPU/request, peak RSS {big['rss_mb']:.0f} MB"
+        )
+    print("(connections include the warm-up round's, opened on its own event loop; with workers,")
+    print(" CPU includes theirs and peak RSS is the parent's plus each worker's, an upper bound)")
+    print("targets: wall <= 1.5x raw, CPU <= 3 ms/request, peak RSS <= 500 MB")
+    print(f"load average before / after      {load_before} / {load_average()}")
+
+
+def prompt_text(i: int) -> str:
+    return f"Canary prompt number {i}: answer OK."
 
 
 @contextmanager
@@ -77,7 +235,7 @@ def fake_server(
 
 
 def make_suite(n: int) -> CanarySuite:
-    prompts = [CanaryPrompt(text=f"Canary prompt number {i}: answer OK.") for i in range(n)]
+    prompts = [CanaryPrompt(text=prompt_text(i)) for i in range(n)]
     probes = [build_probe("keyword_presence", {"required_keywords": ["OK"]})]
     return CanarySuite(name="bench", prompts=prompts, probes=probes)
 
@@ -216,7 +374,24 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-rate-limit", action="store_true")
+    parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--load-requests", type=int, default=2000)
+    parser.add_argument("--load-concurrency", type=int, default=64)
+    parser.add_argument("--memory-requests", type=int, default=10000, help="0: skip")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="also run with RunOptions(workers=N); 1: skip"
+    )
+    parser.add_argument("--client", help=argparse.SUPPRESS)  # raw | ours | workersN
+    parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:  # one side of the load comparison, in its own process
+        measured = load_client(
+            args.client, args.url, args.load_requests, args.load_concurrency, args.model
+        )
+        print(json.dumps(measured))
+        return
+    if not args.skip_load:
+        load(args)
     if not args.skip_speed:
         speed(args)
     if not args.skip_rate_limit:

@@ -91,6 +91,15 @@ SamplesOpt = Annotated[
         "changed [default: canary.yaml, else auto]."
     ),
 ]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=64,
+        help="Processes sharing a fixed-sample run, one per core (Linux; each holds its own "
+        "LiteLLM, ~200 MB) [default: 1].",
+    ),
+]
 MaxCostOpt = Annotated[
     float | None,
     typer.Option(
@@ -139,6 +148,7 @@ def run(
     seed: SeedOpt = None,
     concurrency: ConcurrencyOpt = None,
     samples: SamplesOpt = None,
+    workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
@@ -166,6 +176,15 @@ def run(
     fail_on_failure: Annotated[
         bool, typer.Option("--fail-on-failure", help="Exit 1 if any probe failed.")
     ] = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            help="Run only slice I of N (e.g. 2/4) and write it with -o as a partial run; "
+            "join the parts with `promptcanary merge`.",
+        ),
+    ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -196,6 +215,7 @@ def compare(
     seed: SeedOpt = None,
     concurrency: ConcurrencyOpt = None,
     samples: SamplesOpt = None,
+    workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
@@ -249,6 +269,22 @@ def compare(
     from promptcanary.commands.compare import CompareArgs, compare_command
 
     _done(compare_command(CompareArgs(**options)))
+
+
+@app.command()
+def merge(
+    parts: Annotated[
+        list[Path],
+        typer.Argument(help="The partial runs written by `run --shard i/n -o ...`, all of them."),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Write the merged run here (JSON).")
+    ],
+) -> None:
+    """Join the partial runs of a sharded run into one run for `compare --current`."""
+    from promptcanary.commands.merge import merge_command
+
+    _done(merge_command(parts=parts, output=output))
 
 
 @app.command()

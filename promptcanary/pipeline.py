@@ -11,6 +11,9 @@ One path from settings to a verdict, written once so the two front-ends cannot d
     report    = compare_with_settings(baseline, run, settings, overrides)
     verdict   = gate(report, GatePolicy(...))            # result word + exit code
 
+A suite too large for one machine runs in slices: ``measure_shard`` on each machine of a CI
+matrix, then ``merge_parts`` joins the partial runs into the run to compare.
+
 Front-ends turn flags or inputs into an :class:`Overrides`, call these functions, and print or
 comment what comes back. Nothing here prints, reads the environment or knows about GitHub.
 """
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.options import ProgressCallback, RunOptions
+    from promptcanary.core.run.shards import Shard
     from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
     from promptcanary.storage.file import FileBaselineStore
@@ -50,6 +54,8 @@ __all__ = [
     "load_run",
     "make_provider",
     "measure",
+    "measure_shard",
+    "merge_parts",
     "parse_samples",
     "resolve_model",
     "unusable_reason",
@@ -74,6 +80,8 @@ class Overrides:
     baseline_samples: int | None = None
     """Samples per prompt when recording a baseline with ``samples: auto``; None: the suite's."""
     concurrency: int | None = None
+    workers: int | None = None
+    """Processes that share a fixed-sample run (see core/run/workers.py); None: one."""
     max_cost_usd: float | None = None
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
@@ -237,7 +245,71 @@ def measure(
         max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
+        workers=overrides.workers,
     )
+
+
+def measure_shard(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    overrides: Overrides,
+    shard: Shard,
+    *,
+    progress: ProgressCallback | None = None,
+) -> CanaryRunResult:
+    """Run slice ``shard`` of ``suite`` (see :mod:`promptcanary.core.run.shards`): a partial run
+    that records the whole suite, so :func:`merge_parts` can check the parts and restore order.
+
+    Every shard samples the same fixed number of times: ``samples: auto`` means one sample per
+    prompt here, as for any run that is not compared on the spot (an adaptive check needs the
+    baseline and the whole suite in one process).
+    """
+    import copy
+
+    from promptcanary.core.run.shards import shard_prompts, shard_record
+
+    samples = overrides.samples
+    if samples == "auto":
+        samples = None
+    if samples is None and overrides.replay is not None:
+        samples = getattr(provider, "samples", None)
+    count = samples if isinstance(samples, int) else suite.settings.samples
+    count = count if isinstance(count, int) else 1
+    part = copy.copy(suite)  # same probes and settings, fewer prompts
+    part.prompts = shard_prompts(suite.prompts, count, shard)
+    if not part.prompts:
+        raise ConfigError(
+            f"shard {shard} has no prompts: the suite has only {len(suite.prompts)}",
+            field="--shard",
+            hint="Use at most as many shards as the suite has prompts.",
+        )
+    run = part.run(
+        provider,
+        temperature=overrides.temperature,
+        max_tokens=overrides.max_tokens,
+        seed=overrides.seed,
+        concurrency=overrides.concurrency,
+        samples=samples if isinstance(samples, int) else None,
+        max_cost_usd=overrides.max_cost_usd,
+        show_progress=False,
+        progress=progress,
+    )
+    run.shard = shard_record(shard, suite.prompts, run.probes)
+    return run
+
+
+def merge_parts(paths: list[Path]) -> CanaryRunResult:
+    """Load the partial runs at ``paths`` and join them (see
+    :func:`~promptcanary.core.run.shards.merge_runs`).
+
+    Raises:
+        InputError: a file cannot be read or is not a run; the parts do not make one run
+            (the message names the files).
+    """
+    from promptcanary.core.run.shards import merge_runs
+    from promptcanary.storage.runs import load_run as _load
+
+    return merge_runs([(str(path), _load(path)) for path in paths])
 
 
 def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:
@@ -270,10 +342,23 @@ def _run_options(suite: CanarySuite, overrides: Overrides) -> RunOptions:
 
 
 def load_run(path: Path) -> CanaryRunResult:
-    """A saved run: a file written by ``run -o``, or the run inside a baseline file."""
+    """A saved run: a file written by ``run -o``, or the run inside a baseline file.
+
+    Raises:
+        InputError: the file is not a run, or is one part of a sharded run (merge it first).
+    """
+    from promptcanary.errors import InputError
     from promptcanary.storage.runs import load_run as _load
 
-    return _load(path)
+    run = _load(path)
+    if run.shard is not None:
+        raise InputError(
+            f"{path} is shard {run.shard.index}/{run.shard.count} of a sharded run, not a whole "
+            "run",
+            hint="Join the parts first: `promptcanary merge part-*.json -o run.json`, then use "
+            "run.json.",
+        )
+    return run
 
 
 # ── Comparing and gating ─────────────────────────────────────────────────────────────────────────

@@ -19,6 +19,35 @@ if TYPE_CHECKING:
     from promptcanary.providers.base import BaseLLMProvider
 
 
+def start_litellm_warm_up(replay: Path | None) -> bool:
+    """With ``PROMPTCANARY_WARMUP=1``: import LiteLLM in a background thread while the suite and
+    baselines load, for a command that will call a model (not a replay).
+
+    Off by default, as in the Action's entrypoint: measured with benchmarks/first_request.py it
+    made the first request later, not sooner (docs/benchmarks.md, "First request"). The import is
+    seconds of Python and the main thread meanwhile parses canary.yaml and the baseline JSON;
+    both hold the GIL, so they take turns, and the switching costs more than the little either
+    spends off the GIL.
+    """
+    import os
+    import threading
+
+    flag = os.environ.get("PROMPTCANARY_WARMUP", "0").strip().lower()
+    if replay is not None or flag not in {"1", "true", "yes", "on"}:
+        return False
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+    def warm() -> None:
+        # Nothing is printed: the real import, where it happens, reports any failure.
+        import contextlib
+
+        with contextlib.suppress(BaseException):
+            import litellm  # noqa: F401
+
+    threading.Thread(target=warm, name="litellm-warm-up", daemon=True).start()
+    return True
+
+
 def stdout_console() -> Console:
     from rich.console import Console
 
@@ -144,6 +173,7 @@ class RunFlags:
     seed: int | None = None
     concurrency: int | None = None
     samples: int | str | None = None
+    workers: int | None = None
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
@@ -164,6 +194,7 @@ class RunFlags:
             seed=self.seed,
             samples=parse_samples(self.samples, field="--samples"),
             concurrency=self.concurrency,
+            workers=self.workers,
             max_cost_usd=self.max_cost,
             api_base=self.api_base,
             replay=self.replay,

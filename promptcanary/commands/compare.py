@@ -12,6 +12,7 @@ from promptcanary.commands.common import (
     load_run,
     load_suite,
     measure,
+    start_litellm_warm_up,
     stdout_console,
     write_report_files,
     write_text,
@@ -89,6 +90,8 @@ def compare_command(args: CompareArgs) -> int:
         flag = "--" + (exc.field or "").replace("_", "-")
         raise ConfigError(exc.detail, field=flag, hint=exc.hint) from exc
 
+    if args.current is None:
+        start_litellm_warm_up(args.replay)
     suite = None
     settings = SuiteSettings()
     suite_name: str | None = None

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
     default_baseline_dir,
     load_suite,
     measure,
+    progress_callback,
+    start_litellm_warm_up,
     stderr_console,
     stdout_console,
     write_text,
 )
-from promptcanary.errors import EXIT_DRIFT, EXIT_OK, MeasurementError, StorageError
+from promptcanary.errors import (
+    EXIT_DRIFT,
+    EXIT_OK,
+    ConfigError,
+    MeasurementError,
+    StorageError,
+)
+
+if TYPE_CHECKING:
+    from promptcanary.core.run.shards import Shard
 
 
 @dataclass
@@ -27,11 +39,14 @@ class RunArgs(RunFlags):
     output: Path | None = None
     fail_on_failure: bool = False
     baseline_samples: int | None = None
+    shard: str | None = None
 
 
 def run_command(args: RunArgs) -> int:
     from promptcanary import pipeline
 
+    shard = _check_shard(args)
+    start_litellm_warm_up(args.replay)
     suite = load_suite(args.config)
     from promptcanary.files import check_destinations
 
@@ -43,7 +58,16 @@ def run_command(args: RunArgs) -> int:
         else {},
     )
     overrides = args.overrides(baseline_samples=args.baseline_samples)
-    run = measure(suite, args, overrides, for_baseline=args.save_baseline)
+    if shard is not None:
+        run = pipeline.measure_shard(
+            suite,
+            pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides),
+            overrides,
+            shard,
+            progress=progress_callback(not args.no_progress and not args.quiet),
+        )
+    else:
+        run = measure(suite, args, overrides, for_baseline=args.save_baseline)
 
     # The run is written before anything can fail, so a measured run is never lost. If -o fails
     # anyway (its text is then kept elsewhere), the reports and the baseline are still written.
@@ -57,9 +81,12 @@ def run_command(args: RunArgs) -> int:
     from promptcanary.core.reporter import RunReporter
 
     unusable = pipeline.unusable_reason(run, overrides.error_limit(suite.settings))
-    # No "make this the baseline" hint right after saving one, nor for a run that cannot be one.
+    # No "make this the baseline" hint right after saving one, nor for a run that cannot be one
+    # (a shard is only part of one).
     reporter = (
-        RunReporter(run, accept_hint="") if args.save_baseline or unusable else RunReporter(run)
+        RunReporter(run, accept_hint="")
+        if args.save_baseline or unusable or shard
+        else RunReporter(run)
     )
     if args.output_md:
         reporter.to_markdown(args.output_md)
@@ -83,6 +110,11 @@ def run_command(args: RunArgs) -> int:
         )
     if unsaved is not None:
         raise unsaved
+    if shard is not None and run.shard is not None:
+        stderr_console().print(
+            f"Wrote shard {shard} ({len(run.prompts)} of {len(run.shard.suite_prompt_ids)} "
+            f"prompts) → {args.output}; join the parts with `promptcanary merge`."
+        )
 
     if run.aborted or (run.llm_responses and not any(r.ok for r in run.llm_responses)):
         raise MeasurementError(
@@ -92,3 +124,26 @@ def run_command(args: RunArgs) -> int:
     if args.fail_on_failure and run.failed_probes:
         return EXIT_DRIFT
     return EXIT_OK
+
+
+def _check_shard(args: RunArgs) -> Shard | None:
+    """``--shard i/n``, refused where a partial run cannot go (before anything is sent)."""
+    if args.shard is None:
+        return None
+    from promptcanary.core.run.shards import parse_shard
+
+    shard = parse_shard(args.shard)
+    if args.save_baseline:
+        raise ConfigError(
+            "a shard is part of a run and cannot be saved as a baseline",
+            field="--shard",
+            hint="Merge the parts (`promptcanary merge part-*.json -o run.json`), then save the "
+            "merged run: `promptcanary run --replay run.json --save-baseline`.",
+        )
+    if args.output is None:
+        raise ConfigError(
+            "a shard's run must be written to a file for `promptcanary merge`",
+            field="--shard",
+            hint=f"Add -o part-{shard.index}.json.",
+        )
+    return shard

@@ -178,6 +178,7 @@ class CanarySuite:
         timeout: float | None = None,
         max_attempts: int | None = None,
         progress: ProgressCallback | None = None,
+        workers: int | None = None,
     ) -> CanaryRunResult:
         """Run all prompts against the provider, apply all probes, return results.
 
@@ -197,6 +198,7 @@ class CanarySuite:
             timeout:       Per-request timeout in seconds.
             max_attempts:  Attempts per request, retries included.
             progress:      Optional callback receiving progress events (instead of the bar).
+            workers:       Processes sharing the run (Linux; see core/run/workers.py; default 1).
 
         Returns:
             A fully-populated :class:`CanaryRunResult`.
@@ -213,6 +215,7 @@ class CanarySuite:
             max_cost_usd=max_cost_usd,
             timeout=timeout,
             max_attempts=max_attempts,
+            workers=workers,
         )
         return run_suite(self, provider, options, progress=progress)
 

@@ -29,6 +29,7 @@ from promptcanary.core.models.run import (
     ProbeResult,
     ProbeSpec,
     ProviderConfig,
+    ShardRecord,
     prompt_id_for,
 )
 from promptcanary.core.models.usage import UsageSummary, percentile
@@ -49,6 +50,7 @@ __all__ = [
     "ProbeSpec",
     "ProviderConfig",
     "ReportFormat",
+    "ShardRecord",
     "SuiteChange",
     "UsageSummary",
     "percentile",

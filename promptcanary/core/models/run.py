@@ -338,6 +338,23 @@ class AdaptiveRecord(BaseModel):
         return {(c.probe_id, c.prompt_id): c for c in self.confirmed}
 
 
+class ShardRecord(BaseModel):
+    """Marks a partial run: one slice of a suite run with ``promptcanary run --shard i/n``.
+
+    A partial run is not compared or promoted on its own; ``promptcanary merge`` joins the parts
+    back into one run after checking they are the slices of the same suite run the same way."""
+
+    index: int = Field(ge=1)
+    """Which slice this is, from 1."""
+    count: int = Field(ge=1)
+    """How many slices the suite was cut into."""
+    suite_prompt_ids: list[str]
+    """Every prompt id of the whole suite, in the suite's order (to restore it and to find a
+    missing slice)."""
+    suite_digest: str
+    """Hash of the whole suite's prompts and probes: parts of an edited suite do not merge."""
+
+
 class CanaryRunResult(BaseModel):
     """Aggregated results for one full run of a CanarySuite against one provider."""
 
@@ -370,6 +387,8 @@ class CanaryRunResult(BaseModel):
     adaptive: AdaptiveRecord | None = None
     """How an adaptive run (``samples: auto``) went: which pairs went to confirmation, in which
     direction, and what it cost. None for a run with a fixed sample count."""
+    shard: ShardRecord | None = None
+    """Set on a partial run (``run --shard i/n``): merge the parts before comparing."""
 
     # Probe results that errored measure nothing; they are left out of scores and rates.
     def _measured(self) -> list[ProbeResult]:

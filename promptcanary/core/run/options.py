@@ -49,9 +49,17 @@ class RunOptions:
     sample_offset: int = 0
     """Index of the first sample (an adaptive run's confirmation rounds continue the numbering,
     so a replay provider answers each sample with its own saved response)."""
+    workers: int = 1
+    """Processes that share the run (each with its own event loop and ``concurrency / workers``
+    slots; see core/run/workers.py). 1: this process only. Linux only; ignored elsewhere."""
 
     def __post_init__(self) -> None:
-        for name, minimum in (("concurrency", 1), ("samples", 1), ("max_attempts", 1)):
+        for name, minimum in (
+            ("concurrency", 1),
+            ("samples", 1),
+            ("max_attempts", 1),
+            ("workers", 1),
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < minimum:
                 raise ConfigError(f"must be an integer >= {minimum}, got {value!r}", field=name)

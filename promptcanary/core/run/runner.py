@@ -110,6 +110,13 @@ def run_suite(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        if options.workers > 1 and len(suite.prompts) > 1:
+            from promptcanary.core.run.workers import can_fork, run_in_workers
+
+            if can_fork():
+                return run_in_workers(
+                    suite, _configured(provider, options), options, progress=progress
+                )
         asyncio.run(main())
         return cast("CanaryRunResult", box["result"])
 
@@ -139,13 +146,17 @@ async def arun_suite(
     ``progress`` receives the run's events; when it is None and ``options.show_progress`` is
     set, a default display is used (:func:`promptcanary.core.run.progress.make_progress`).
     """
-    config = effective_config(provider, options)
-    if config != provider.config:
-        provider = provider.with_config(config)
-        # A provider may refuse overrides (a replay's answers are fixed): record what it uses.
-        config = provider.config
+    provider = _configured(provider, options)
+    config = provider.config
     if progress is None and options.show_progress:
         from promptcanary.core.run.progress import make_progress
 
         progress = make_progress()
     return await RunExecution(suite, provider, config, options, progress).execute()
+
+
+def _configured(provider: BaseLLMProvider, options: RunOptions) -> BaseLLMProvider:
+    """The provider with the options' temperature / max_tokens / seed applied. A provider may
+    refuse overrides (a replay's answers are fixed): its config then records what it uses."""
+    config = effective_config(provider, options)
+    return provider.with_config(config) if config != provider.config else provider
