@@ -15,7 +15,12 @@ from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from promptcanary.action import flows, render
-from promptcanary.action.activities import decide, missing_provider_keys, secrets_withheld
+from promptcanary.action.activities import (
+    Plan,
+    decide,
+    missing_provider_keys,
+    secrets_withheld,
+)
 from promptcanary.action.github import GitHubClient
 from promptcanary.action.measure import (
     ProviderFactory,
@@ -71,19 +76,8 @@ def action(
             # secret's name, a secret never created): a green skip would hide it forever.
             raise _missing_key_error(target.model, missing)
         return flows.skipped(session, _missing_key_reason(target.model, missing), unmeasured=True)
-    if (
-        plan.activity == "check"
-        and plan.pr_number is None
-        and context.event_name == ("workflow_dispatch")
-    ):
-        # The check a promotion dispatched: comment on the branch's pull request as usual.
-        number = session.call_github(
-            "find the pull request of this branch",
-            lambda gh: gh.open_pull_for(context.branch) if context.branch else None,
-        )
-        if number is not None:
-            plan = dataclasses.replace(plan, pr_number=number)
-            session.plan = plan
+    if plan.activity == "check" and plan.pr_number is None:
+        plan = session.plan = _with_dispatched_pull_request(session, plan)
     if plan.activity == "check":
         flows.ensure_promote_label(session)
     workflow.print_untrusted(
@@ -106,6 +100,19 @@ def action(
     if baseline is None:
         return flows.no_baseline(session, target, run, files)
     return flows.compared(session, target, run, baseline, files)
+
+
+def _with_dispatched_pull_request(session: flows.Session, plan: Plan) -> Plan:
+    """The check a promotion dispatched has no pull request in its event: find the branch's
+    open pull request, so its sticky comment is updated as on any check."""
+    context = session.context
+    if context.event_name != "workflow_dispatch" or not context.branch:
+        return plan
+    branch = context.branch
+    number = session.call_github(
+        "find the pull request of this branch", lambda gh: gh.open_pull_for(branch)
+    )
+    return plan if number is None else dataclasses.replace(plan, pr_number=number)
 
 
 def connect_github(config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
