@@ -18,31 +18,21 @@ from promptcanary import cli
 from tests.fakes.action_runner import FakeRunner, load_event
 from tests.fakes.github_server import FakeGitHubServer
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
-from tests.integration.action_support import GOOD, MODEL, REPO, answers_for, seed_baseline
+from tests.integration.action_support import (
+    GOOD,
+    MODEL,
+    REPO,
+    SUITE,
+    answers_for,
+    seed_baseline,
+)
 from tests.integration.action_world import KEY, PR, World
 
 #: The Action's suite with every request tried once and any error rate tolerated: the setting
 #: under which the Action once promoted a run in which every request had failed.
-TOLERANT_SUITE = """\
-name: support-bot
-max_attempts: 1
-max_error_rate: 1.0
-probes:
-  - type: expected_keywords
-prompts:
-  - id: capital
-    text: What is the capital of France?
-    expected_keywords: [Paris]
-  - id: boiling
-    text: At what temperature does water boil at sea level, in Celsius?
-    expected_keywords: ["100"]
-  - id: planet
-    text: Which planet is known as the red planet?
-    expected_keywords: [Mars]
-  - id: author
-    text: Who wrote Hamlet?
-    expected_keywords: [Shakespeare]
-"""
+TOLERANT_SUITE = SUITE.replace(
+    "name: support-bot\n", "name: support-bot\nmax_attempts: 1\nmax_error_rate: 1.0\n"
+)
 
 
 @pytest.fixture
@@ -143,4 +133,4 @@ def test_a_suite_edit_is_not_drift_for_either_front_end_unless_asked(
     assert (run.outputs["result"], run.returncode) == expected
     body = world.bot_comments()[0]["body"]
     assert "suite changed" in body.split("\n")[1] and "### Suite changes (1)" in body
-    assert "prompt `author` removed" in body and "Not present" not in body
+    assert "prompt author removed" in body and "Not present" not in body

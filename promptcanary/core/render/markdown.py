@@ -168,19 +168,8 @@ def _location(view: ReportView) -> str:
 
 
 def _suite_change_lines(view: ReportView) -> list[str]:
-    lines = []
-    for c in view.report.suite_changes:
-        if c.what == "prompt":
-            line = f"- prompt {md_code(c.prompt_id or '', 60)} {c.kind}"
-            if c.previous_prompt_id:
-                line += f" (was {md_code(c.previous_prompt_id, 60)})"
-            if c.text:
-                line += f": {md_code(c.text, 140)}"
-        else:
-            where = f"on prompt {md_code(c.prompt_id, 60)}" if c.prompt_id else "on every prompt"
-            line = f"- probe {md_code(c.probe_id or '', 60)} {c.kind} {where}"
-        lines.append(line + f" · {fmt.plural(c.pairs, 'pair')}")
-    return lines
+    # The same words as the terminal, escaped: names and prompt text come from canary.yaml.
+    return [f"- {md_text(fmt.suite_change_text(c), 400)}" for c in view.report.suite_changes]
 
 
 def _footer(view: ReportView) -> str:
