@@ -187,3 +187,19 @@ def test_compare_batch_against_a_baseline(project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert not [p for p in server.paths if "chat/completions" in p]
     assert server.paths.count("POST /v1/batches") == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--replay", "run.json"], "--replay sends none"),
+        (["--shard", "1/2", "-o", "part-1.json"], "cannot be combined with --shard"),
+    ],
+)
+def test_batch_refuses_replay_and_shard(project: Path, extra: list[str], message: str) -> None:
+    (project / "run.json").write_text("{}", encoding="utf-8")
+    with FakeBatchServer(answer) as server:
+        proc = pc("run", *flags(server), *extra, cwd=project)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert server.paths == []

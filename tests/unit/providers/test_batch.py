@@ -91,6 +91,17 @@ def test_polls_with_backoff_until_done() -> None:
     assert fake.sleeps == [1.0, 1.5, 2.0, 2.0, 2.0]
     assert set(results) == {("a#1", 0), ("a#1", 1), ("b", 0), ("b", 1)}
     assert results[("b", 1)].content == "OK" and results[("b", 1)].sample == 1
+    # Priced at the batch rate of LiteLLM's price map: half the per-request price here.
+    answer = results[("b", 1)]
+    litellm = _import_litellm("openai/gpt-4o-mini")
+    direct = sum(
+        litellm.cost_per_token(
+            model="gpt-4o-mini",
+            prompt_tokens=answer.prompt_tokens,
+            completion_tokens=answer.completion_tokens,
+        )
+    )
+    assert answer.cost_usd is not None and answer.cost_usd == pytest.approx(direct / 2)
     assert notes[0].startswith("Batch batch_1 submitted: 4 requests")
     # One line per status change, not per poll.
     assert [n.split(": ")[1].split(" (")[0] for n in notes[1:]] == [
