@@ -409,7 +409,12 @@ class BatchResultsProvider(BaseLLMProvider):
     """Answers each (prompt id, sample) from a finished batch, so probes run through the engine.
 
     A request the batch has no line for is recorded as errored (``error_type="batch_missing"``).
+    A batch has no per-request latency, so none is recorded (a latency probe reports *errored*,
+    and the run's latency percentiles are left out).
     """
+
+    #: Read by the run engine: do not time these calls as model latency.
+    times_requests = False
 
     def __init__(self, config: ProviderConfig, results: dict[tuple[str, int], LLMResponse]) -> None:
         super().__init__(config)

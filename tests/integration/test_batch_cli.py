@@ -88,6 +88,9 @@ def test_run_batch_sends_one_batch_and_scores_it(project: Path) -> None:
         '{"city": "Paris"}',
     ]
     assert all(r["error"] is None for r in run["llm_responses"])
+    # A batch has no per-request latency: none recorded, none shown.
+    assert all(r["latency_ms"] is None for r in run["llm_responses"])
+    assert "latency" not in proc.stdout
     scores = {(p["prompt_id"], p["probe_id"]): p["passed"] for p in run["probe_results"]}
     assert scores[("q2", "json_validity")] is False
     assert scores[("q1", "json_validity")] is True
