@@ -206,3 +206,17 @@ def test_batch_refuses_replay_and_shard(project: Path, extra: list[str], message
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert server.paths == []
+
+
+def test_compare_batch_flag_errors_name_the_flag(project: Path) -> None:
+    (project / "run.json").write_text("{}", encoding="utf-8")
+    with FakeBatchServer(answer) as server:
+        current = pc("compare", "--current", "run.json", "--batch", cwd=project)
+        timeout = pc(
+            "compare", "-c", "canary.yaml", *flags(server, "--batch-timeout", "0s"), cwd=project
+        )
+    assert current.returncode == 2 and "--replay or --batch" in current.stderr
+    assert timeout.returncode == 2
+    assert "--batch-timeout" in timeout.stderr and "positive duration" in timeout.stderr
+    assert "----" not in timeout.stderr
+    assert server.paths == []
