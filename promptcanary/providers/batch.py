@@ -252,8 +252,14 @@ def _collect(
     client: dict[str, Any],
     lines: list[dict[str, Any]],
 ) -> dict[tuple[str, int], LLMResponse]:
-    """The responses of a finished batch (MeasurementError when it did not complete)."""
-    if batch.status != "completed":
+    """The responses of a finished batch.
+
+    An expired or cancelled batch that still produced an output file (OpenAI keeps the requests
+    that finished) is collected like a completed one: the rest are errored responses, and the
+    run's ``max_error_rate`` decides whether it says anything. Without output it is an error.
+    """
+    partial = batch.status in ("expired", "cancelled") and getattr(batch, "output_file_id", None)
+    if batch.status != "completed" and not partial:
         errors = getattr(batch, "errors", None)
         detail = ""
         data = getattr(errors, "data", None) or (

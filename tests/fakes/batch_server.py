@@ -46,10 +46,13 @@ class FakeBatchServer:
         *,
         polls_to_finish: int | None = 2,
         final_status: str = "completed",
+        partial: int = 0,
     ) -> None:
         self.reply: ReplyFn = reply or (lambda request: "OK")
         self.polls_to_finish = polls_to_finish
         self.final_status = final_status
+        #: With final_status "expired": how many lines were answered before the window closed.
+        self.partial = partial
         self.paths: list[str] = []
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -130,7 +133,7 @@ class FakeBatchServer:
 
     def _finish(self, batch: dict[str, Any]) -> None:
         """Answer every line of the batch's input (called with the lock held)."""
-        if self.final_status != "completed":
+        if self.final_status != "completed" and not self.partial:
             batch["status"] = self.final_status
             if self.final_status == "failed":
                 batch["errors"] = {
@@ -141,11 +144,30 @@ class FakeBatchServer:
         raw = self.files.get(batch["input_file_id"], b"")
         out: list[str] = []
         errors: list[str] = []
+        answered = 0
         for text in raw.decode("utf-8").splitlines():
             if not text.strip():
                 continue
             line = json.loads(text)
             self.lines.append(line)
+            answered += 1
+            if self.final_status != "completed" and answered > self.partial:
+                expired = {
+                    "code": "batch_expired",
+                    "message": "This request could not be "
+                    "executed before the completion window expired.",
+                }
+                errors.append(
+                    json.dumps(
+                        {
+                            "id": "r",
+                            "custom_id": line["custom_id"],
+                            "response": None,
+                            "error": expired,
+                        }
+                    )
+                )
+                continue
             scripted = self.reply(line["body"])
             reply = Reply(content=scripted) if isinstance(scripted, str) else scripted
             if reply.status != 200:
@@ -166,7 +188,7 @@ class FakeBatchServer:
                     }
                 )
             )
-        batch["status"] = "completed"
+        batch["status"] = self.final_status
         n = len(self.files)
         batch["output_file_id"] = f"file-{n + 1}"
         self.files[f"file-{n + 1}"] = ("\n".join(out) + "\n").encode()

@@ -220,3 +220,17 @@ def test_compare_batch_flag_errors_name_the_flag(project: Path) -> None:
     assert "--batch-timeout" in timeout.stderr and "positive duration" in timeout.stderr
     assert "----" not in timeout.stderr
     assert server.paths == []
+
+
+def test_expired_batch_with_partial_output_is_scored_under_the_error_limit(project: Path) -> None:
+    # 2 of 3 answered before the window closed: 33 % errors, over the default limit of 20 %.
+    with FakeBatchServer(answer, polls_to_finish=1, final_status="expired", partial=2) as server:
+        proc = pc("run", *flags(server), "-o", "run.json", cwd=project)
+        assert proc.returncode == 0, proc.stderr
+        run = json.loads((project / "run.json").read_text(encoding="utf-8"))
+        errored = [r for r in run["llm_responses"] if r["error"]]
+        assert len(errored) == 1 and "completion window expired" in errored[0]["error"]
+        assert "GET /v1/files/file-3/content" in server.paths  # the error file
+        saved = pc("run", *flags(server), "--save-baseline", cwd=project)
+    assert saved.returncode == 3
+    assert "not saving a baseline" in saved.stderr and "33%" in saved.stderr
