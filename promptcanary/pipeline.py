@@ -118,6 +118,13 @@ class Overrides:
                 raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
         if self.batch_timeout_s <= 0 or self.batch_poll_s <= 0:
             raise ConfigError("must be a positive duration", field="--batch-timeout")
+        if (self.batch or self.batch_id) and self.max_cost_usd is not None:
+            raise ConfigError(
+                "a batch is sent whole: a spending cap cannot stop it part-way",
+                field="--max-cost",
+                hint="Drop --max-cost and size the batch beforehand (prompts × samples; "
+                "`promptcanary plan`), or run without --batch.",
+            )
         if (self.batch or self.batch_id) and self.replay is not None:
             raise ConfigError(
                 "--batch sends requests; --replay sends none",
@@ -355,7 +362,17 @@ def measure_batch(
         results = run_batch(
             configured, suite.prompts, samples, suite.system_prompt_for, settings, notify=notify
         )
-    return suite.run(
+    # The money is spent once the batch is done: canary.yaml's max_cost_usd must not abort the
+    # scoring of answers already paid for (and file them as a run that "stopped early").
+    scored = suite
+    if suite.settings.max_cost_usd is not None:
+        import copy
+
+        scored = copy.copy(suite)
+        scored.settings = suite.settings.model_copy(update={"max_cost_usd": None})
+        if notify is not None:
+            notify("max_cost_usd from canary.yaml does not apply to a batch (it is sent whole).")
+    return scored.run(
         BatchResultsProvider(configured.config, results),
         concurrency=overrides.concurrency,
         samples=samples,

@@ -234,3 +234,19 @@ def test_expired_batch_with_partial_output_is_scored_under_the_error_limit(proje
         saved = pc("run", *flags(server), "--save-baseline", cwd=project)
     assert saved.returncode == 3
     assert "not saving a baseline" in saved.stderr and "33%" in saved.stderr
+
+
+def test_budgets_cannot_stop_a_batch(project: Path) -> None:
+    with FakeBatchServer(answer, polls_to_finish=1) as server:
+        capped = pc("run", *flags(server, "--max-cost", "0.01"), cwd=project)
+        assert capped.returncode == 2 and "--max-cost" in capped.stderr
+        assert server.paths == []
+        # canary.yaml's cap: the paid-for answers are all scored, and the user is told.
+        text = SUITE.replace("samples: auto\n", "samples: auto\nmax_cost_usd: 0.0000001\n")
+        (project / "canary.yaml").write_text(text, encoding="utf-8")
+        proc = pc("run", *flags(server), "-o", "run.json", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "max_cost_usd from canary.yaml does not apply to a batch" in proc.stderr
+    run = json.loads((project / "run.json").read_text(encoding="utf-8"))
+    assert run["aborted"] is None
+    assert sum(r["cost_usd"] for r in run["llm_responses"]) > 0.0000001
