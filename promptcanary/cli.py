@@ -113,6 +113,39 @@ ReplayOpt = Annotated[
     Path | None,
     typer.Option("--replay", help="Re-score the responses of a saved run JSON (no model calls)."),
 ]
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the suite as one provider batch job (OpenAI-compatible providers: about half "
+        "the price, answers within 24 h) and wait for it. Fixed samples only.",
+    ),
+]
+BatchTimeoutOpt = Annotated[
+    str,
+    typer.Option(
+        "--batch-timeout",
+        metavar="DURATION",
+        help="Stop waiting for a --batch job after this long: 90s, 30m, 24h [default: 24h]; "
+        "the batch keeps running and --batch-id fetches it later.",
+    ),
+]
+BatchPollOpt = Annotated[
+    str,
+    typer.Option(
+        "--batch-poll",
+        metavar="DURATION",
+        help="First wait between batch status checks, growing by half up to 5m [default: 10s].",
+    ),
+]
+BatchIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--batch-id",
+        help="Fetch and score a batch submitted earlier (same suite and model) instead of "
+        "submitting a new one.",
+    ),
+]
 OutMdOpt = Annotated[Path | None, typer.Option("--output-md", help="Write a Markdown report.")]
 OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an HTML report.")]
 
@@ -152,6 +185,10 @@ def run(
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
+    batch: BatchOpt = False,
+    batch_timeout: BatchTimeoutOpt = "24h",
+    batch_poll: BatchPollOpt = "10s",
+    batch_id: BatchIdOpt = None,
     save_baseline: Annotated[
         bool, typer.Option("--save-baseline", "-s", help="Save this run as the new baseline.")
     ] = False,
@@ -219,6 +256,10 @@ def compare(
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
     replay: ReplayOpt = None,
+    batch: BatchOpt = False,
+    batch_timeout: BatchTimeoutOpt = "24h",
+    batch_poll: BatchPollOpt = "10s",
+    batch_id: BatchIdOpt = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
     output_json: Annotated[

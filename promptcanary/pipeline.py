@@ -34,6 +34,8 @@ from promptcanary.errors import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from promptcanary.core.config import SuiteSettings
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.options import ProgressCallback, RunOptions
@@ -54,8 +56,10 @@ __all__ = [
     "load_run",
     "make_provider",
     "measure",
+    "measure_batch",
     "measure_shard",
     "merge_parts",
+    "parse_duration",
     "parse_samples",
     "resolve_model",
     "unusable_reason",
@@ -87,6 +91,15 @@ class Overrides:
     """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
     replay: Path | None = None
     """Answer from this saved run (or baseline file) instead of calling a model."""
+    batch: bool = False
+    """Send the suite as one provider batch job (about half the price, answers within 24 h)
+    instead of request by request; see :func:`measure_batch`."""
+    batch_timeout_s: float = 24 * 3600.0
+    """Stop waiting for the batch after this long (it keeps running at the provider)."""
+    batch_poll_s: float = 10.0
+    """First wait between batch status checks (grows by half each poll, up to 5 min)."""
+    batch_id: str | None = None
+    """Fetch this earlier batch instead of submitting a new one (implies ``batch``)."""
     regression_threshold: float | None = None
     improvement_threshold: float | None = None
     alpha: float | None = None
@@ -103,6 +116,21 @@ class Overrides:
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
+        if self.batch_timeout_s <= 0 or self.batch_poll_s <= 0:
+            raise ConfigError("must be a positive duration", field="--batch-timeout")
+        if (self.batch or self.batch_id) and self.max_cost_usd is not None:
+            raise ConfigError(
+                "a batch is sent whole: a spending cap cannot stop it part-way",
+                field="--max-cost",
+                hint="Drop --max-cost and size the batch beforehand (prompts × samples; "
+                "`promptcanary plan`), or run without --batch.",
+            )
+        if (self.batch or self.batch_id) and self.replay is not None:
+            raise ConfigError(
+                "--batch sends requests; --replay sends none",
+                field="--batch",
+                hint="Use one of the two.",
+            )
         if self.alpha is not None and not 0.0 < self.alpha < 1.0:
             raise ConfigError(
                 f"must be between 0 and 1, exclusive (got {self.alpha})", field="alpha"
@@ -170,6 +198,10 @@ def make_provider(model: str, overrides: Overrides) -> BaseLLMProvider:
     # Before the first request: a missing key, a model LiteLLM cannot route or a base URL
     # without a scheme would otherwise cost a run of retried requests to find out.
     preflight(model, api_base=overrides.api_base)
+    if overrides.batch or overrides.batch_id:
+        from promptcanary.providers.batch import check_batch_support
+
+        check_batch_support(model)
     extra: dict[str, Any] = {"api_base": overrides.api_base} if overrides.api_base else {}
     return LiteLLMProvider(model, **extra)
 
@@ -195,6 +227,29 @@ def parse_samples(value: int | str | None, *, field: str = "samples") -> int | s
     raise ConfigError(f'must be "auto" or an integer from 1 to 1000 (got {value!r})', field=field)
 
 
+def parse_duration(value: str | float, *, field: str) -> float:
+    """Seconds from ``90``, ``90s``, ``30m`` or ``24h``.
+
+    Raises:
+        ConfigError: anything else, or a duration that is not positive, naming ``field``.
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        text = str(value).strip().lower()
+        unit = {"s": 1.0, "m": 60.0, "h": 3600.0}.get(text[-1:])
+        number = text[:-1] if unit is not None else text
+        try:
+            seconds = float(number) * (unit or 1.0)
+        except ValueError:
+            seconds = -1.0
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise ConfigError(
+            f"must be a positive duration such as 90s, 30m or 24h (got {value!r})", field=field
+        )
+    return seconds
+
+
 def measure(
     suite: CanarySuite,
     provider: BaseLLMProvider,
@@ -203,8 +258,12 @@ def measure(
     progress: ProgressCallback | None = None,
     baseline: BaselineSnapshot | None = None,
     for_baseline: bool = False,
+    notify: Callable[[str], None] | None = None,
 ) -> CanaryRunResult:
     """Run ``suite`` with the overrides applied, under the sampling policy.
+
+    With ``overrides.batch`` the suite goes to the provider's batch API (:func:`measure_batch`;
+    ``notify`` receives its status lines).
 
     With ``samples: auto`` (the default): a run recorded as a baseline (``for_baseline``) sends
     every prompt ``baseline_samples`` times (override, else canary.yaml, default 30); a run that
@@ -213,6 +272,8 @@ def measure(
     other run sends each prompt once. An integer ``samples`` is a fixed count. A replay repeats
     the samples it saved, whatever the setting: it cannot answer new ones.
     """
+    if overrides.batch or overrides.batch_id:
+        return measure_batch(suite, provider, overrides, progress=progress, notify=notify)
     samples = overrides.samples
     saved = getattr(provider, "run_result", None) if overrides.replay is not None else None
     if (samples is None or samples == "auto") and saved is not None and saved.adaptive is not None:
@@ -246,6 +307,77 @@ def measure(
         show_progress=False,
         progress=progress,
         workers=overrides.workers,
+    )
+
+
+def measure_batch(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    overrides: Overrides,
+    *,
+    progress: ProgressCallback | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> CanaryRunResult:
+    """Send the whole suite as one batch job, wait for it, then score it through the engine.
+
+    A batch has a fixed sample count: ``--samples N``, else the suite's integer ``samples``,
+    else 1 (``samples: auto`` cannot adapt: every request is decided before the batch is sent).
+
+    Raises:
+        ConfigError: the provider has no batch API here (exit 2, nothing sent).
+        MeasurementError: the batch failed, expired, or did not finish in time (exit 3).
+    """
+    from promptcanary.core.run.runner import effective_config
+    from promptcanary.providers.batch import (
+        BatchResultsProvider,
+        BatchSettings,
+        resume_batch,
+        run_batch,
+    )
+    from promptcanary.providers.litellm import LiteLLMProvider
+
+    if not isinstance(provider, LiteLLMProvider):
+        raise ConfigError(
+            f"--batch needs a LiteLLM model, not {type(provider).__name__}", field="--batch"
+        )
+    samples = overrides.samples if isinstance(overrides.samples, int) else None
+    if samples is None:
+        samples = suite.settings.samples if isinstance(suite.settings.samples, int) else 1
+    options = _run_options(suite, overrides)
+    config = effective_config(provider, options)
+    configured = provider.with_config(config) if config != provider.config else provider
+    assert isinstance(configured, LiteLLMProvider)
+    settings = BatchSettings(timeout_s=overrides.batch_timeout_s, poll_s=overrides.batch_poll_s)
+    if overrides.batch_id:
+        results = resume_batch(
+            configured,
+            overrides.batch_id,
+            suite.prompts,
+            samples,
+            suite.system_prompt_for,
+            settings,
+            notify=notify,
+        )
+    else:
+        results = run_batch(
+            configured, suite.prompts, samples, suite.system_prompt_for, settings, notify=notify
+        )
+    # The money is spent once the batch is done: canary.yaml's max_cost_usd must not abort the
+    # scoring of answers already paid for (and file them as a run that "stopped early").
+    scored = suite
+    if suite.settings.max_cost_usd is not None:
+        import copy
+
+        scored = copy.copy(suite)
+        scored.settings = suite.settings.model_copy(update={"max_cost_usd": None})
+        if notify is not None:
+            notify("max_cost_usd from canary.yaml does not apply to a batch (it is sent whole).")
+    return scored.run(
+        BatchResultsProvider(configured.config, results),
+        concurrency=overrides.concurrency,
+        samples=samples,
+        show_progress=False,
+        progress=progress,
     )
 
 

@@ -177,6 +177,10 @@ class RunFlags:
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
+    batch: bool = False
+    batch_timeout: str = "24h"
+    batch_poll: str = "10s"
+    batch_id: str | None = None
     baseline_dir: Path | None = None
     output_md: Path | None = None
     output_html: Path | None = None
@@ -185,7 +189,7 @@ class RunFlags:
 
     def overrides(self, **extra: Any) -> Overrides:
         """The flags that change the run (and, for compare, the thresholds) as one value."""
-        from promptcanary.pipeline import Overrides, parse_samples
+        from promptcanary.pipeline import Overrides, parse_duration, parse_samples
 
         return Overrides(
             model=self.provider,
@@ -198,6 +202,10 @@ class RunFlags:
             max_cost_usd=self.max_cost,
             api_base=self.api_base,
             replay=self.replay,
+            batch=self.batch or self.batch_id is not None,
+            batch_timeout_s=parse_duration(self.batch_timeout, field="--batch-timeout"),
+            batch_poll_s=parse_duration(self.batch_poll, field="--batch-poll"),
+            batch_id=self.batch_id,
             **extra,
         )
 
@@ -217,6 +225,7 @@ def measure(
     if provider is None:
         provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
     show = not flags.no_progress and not flags.quiet
+    notify = None if flags.quiet else (lambda line: stderr_console().print(line))
     return pipeline.measure(
         suite,
         provider,
@@ -224,4 +233,5 @@ def measure(
         progress=progress_callback(show),
         baseline=baseline,
         for_baseline=for_baseline,
+        notify=notify,
     )

@@ -44,9 +44,10 @@ class CompareArgs(RunFlags):
 
 
 def _check_args(args: CompareArgs) -> None:
-    if args.current is not None and (args.provider or args.replay):
+    if args.current is not None and (args.provider or args.replay or args.batch or args.batch_id):
         raise ConfigError(
-            "--current compares a saved run; it cannot be combined with -p/--provider or --replay",
+            "--current compares a saved run; it cannot be combined with -p/--provider, "
+            "--replay or --batch",
             field="--current",
         )
     if args.current is None and args.config is None:
@@ -87,7 +88,7 @@ def compare_command(args: CompareArgs) -> int:
             max_error_rate=args.max_error_rate,
         )
     except ConfigError as exc:  # name the flag, as the user typed it
-        flag = "--" + (exc.field or "").replace("_", "-")
+        flag = "--" + (exc.field or "").lstrip("-").replace("_", "-")
         raise ConfigError(exc.detail, field=flag, hint=exc.hint) from exc
 
     if args.current is None:

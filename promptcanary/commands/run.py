@@ -133,6 +133,12 @@ def _check_shard(args: RunArgs) -> Shard | None:
     from promptcanary.core.run.shards import parse_shard
 
     shard = parse_shard(args.shard)
+    if args.batch or args.batch_id:
+        raise ConfigError(
+            "--batch sends the whole suite as one job; it cannot be combined with --shard",
+            field="--shard",
+            hint="Drop --shard: a batch does not need splitting across machines.",
+        )
     if args.save_baseline:
         raise ConfigError(
             "a shard is part of a run and cannot be saved as a baseline",

@@ -207,7 +207,14 @@ class RunExecution:
             raise TimeoutError(
                 f"no answer within {self.options.timeout:g}s (per-request timeout)"
             ) from exc
-        if response.latency_ms is None and response.error is None:
+        # A provider answering from results fetched earlier (a batch) sets ``times_requests =
+        # False``: the microseconds of this call are no model latency, and recording them would
+        # pass every latency probe and drag the run's percentiles to 0 ms.
+        if (
+            response.latency_ms is None
+            and response.error is None
+            and getattr(self.provider, "times_requests", True)
+        ):
             elapsed = (time.perf_counter() - started) * 1000
             response = response.model_copy(update={"latency_ms": round(elapsed, 2)})
         return response
