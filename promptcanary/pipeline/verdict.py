@@ -1,0 +1,121 @@
+"""Comparing a run with its baseline under the suite's settings, and the gate's decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from promptcanary.errors import (
+    EXIT_DRIFT,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    BaselineNotFoundError,
+    ConfigError,
+    SuiteMismatchError,
+)
+
+if TYPE_CHECKING:
+    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.pipeline.overrides import Overrides
+    from promptcanary.storage.file import FileBaselineStore
+
+
+#: Severity names a gate accepts, lowest first.
+SEVERITIES = ("low", "medium", "high", "critical")
+
+
+def latest_baseline(
+    store: FileBaselineStore, suite_name: str, model: str
+) -> BaselineSnapshot | None:
+    """The newest baseline for (suite, model), or None when there is none yet."""
+    try:
+        return store.load_latest(suite_name, model)
+    except BaselineNotFoundError:
+        return None
+
+
+def check_suite_matches(baseline: BaselineSnapshot, run: CanaryRunResult, where: str) -> None:
+    """Refuse to compare runs of two different suites.
+
+    Raises:
+        SuiteMismatchError: the baseline was recorded for another suite (``where`` names its
+            file); exit 2.
+    """
+    theirs, ours = baseline.run_result.suite_name, run.suite_name
+    if theirs != ours:
+        raise SuiteMismatchError(
+            f"{where} is a baseline of suite '{theirs}', not of suite '{ours}'",
+            hint="Compare with a baseline of the same suite (its `name:` in canary.yaml), or "
+            "record one with `promptcanary run --save-baseline`.",
+        )
+
+
+def compare_with_settings(
+    baseline: BaselineSnapshot,
+    run: CanaryRunResult,
+    settings: SuiteSettings,
+    overrides: Overrides,
+    *,
+    where: str = "the baseline",
+) -> DriftReport:
+    """compare() with each threshold taken from the overrides, else from canary.yaml."""
+    from promptcanary.core.comparator import compare
+
+    check_suite_matches(baseline, run, where)
+    return compare(baseline, run, **overrides.thresholds(settings))
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """When a comparison fails the command or the check."""
+
+    fail_on_severity: str | None = None
+    """Fail at or over this severity (low, medium, high, critical); None or "never": not on it."""
+    fail_on_drift: bool = False
+    """Fail on any drift, whatever its severity."""
+    fail_on_inconclusive: bool = True
+    """An unmeasurable comparison exits 3 (else 0)."""
+    fail_on_suite_change: bool = False
+    """Fail when canary.yaml gained, lost or edited prompts or probes since the baseline (so a
+    pull request that edits the suite must promote a new baseline)."""
+
+    def __post_init__(self) -> None:
+        value = self.fail_on_severity
+        if value is not None and value.lower() not in (*SEVERITIES, "never"):
+            raise ConfigError(
+                f"must be one of {', '.join(SEVERITIES)} or never (got {value!r})",
+                field="fail-on-severity",
+            )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A gate's decision: a word for people and outputs, and the process exit code."""
+
+    result: str
+    """passed | failed | suite-changed | inconclusive"""
+    exit_code: int
+
+
+def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
+    """Inconclusive first (never drift), then the severity threshold and ``fail_on_drift``, then
+    suite changes (only with ``fail_on_suite_change``)."""
+    if report.is_inconclusive:
+        return Verdict(
+            "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
+        )
+    if over_threshold(report, policy.fail_on_severity) or (
+        policy.fail_on_drift and report.has_drift
+    ):
+        return Verdict("failed", EXIT_DRIFT)
+    if policy.fail_on_suite_change and report.suite_changed:
+        return Verdict("suite-changed", EXIT_DRIFT)
+    return Verdict("passed", EXIT_OK)
+
+
+def over_threshold(report: DriftReport, fail_on_severity: str | None) -> bool:
+    """True when the report has drift at or over ``fail_on_severity`` (never with None/"never")."""
+    if fail_on_severity is None or fail_on_severity.lower() == "never" or not report.has_drift:
+        return False
+    return report.severity.at_least(fail_on_severity.lower())
