@@ -62,29 +62,22 @@ def split_pairs(
                 pairs=len(b_pairs[old]) + len(c_pairs[new]),
             )
         )
-    for p in added:
-        if p not in edited:
-            changes.append(
-                SuiteChange(
-                    kind="added",
-                    what="prompt",
-                    prompt_id=p,
-                    text=_excerpt(c_texts.get(p)),
-                    pairs=len(c_pairs[p]),
-                )
-            )
     gone = set(edited.values())
-    for p in removed:
-        if p not in gone:
-            changes.append(
-                SuiteChange(
-                    kind="removed",
-                    what="prompt",
-                    prompt_id=p,
-                    text=_excerpt(b_texts.get(p)),
-                    pairs=len(b_pairs[p]),
-                )
+    for kind, ids, texts, pairs, skip in (
+        ("added", added, c_texts, c_pairs, set(edited)),
+        ("removed", removed, b_texts, b_pairs, gone),
+    ):
+        changes += [
+            SuiteChange(
+                kind=kind,  # type: ignore[arg-type]
+                what="prompt",
+                prompt_id=p,
+                text=_excerpt(texts.get(p)),
+                pairs=len(pairs[p]),
             )
+            for p in ids
+            if p not in skip
+        ]
     # Probes added to or removed from prompts both runs have.
     both = set(b_pairs) & set(c_pairs)
     changes += _probe_changes("added", {k for k in c_keys - b_keys if k[1] in both}, c_pairs, both)
