@@ -7,14 +7,11 @@ Order matters and is the same everywhere: the report goes to the report files an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-from promptcanary.action import render
-from promptcanary.action.activities import Plan
-from promptcanary.action.github import BranchMovedError
+from promptcanary.action import checks, render
+from promptcanary.action.dispatch import start_check
+from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same_login
 from promptcanary.action.measure import (
     Target,
     compare_run,
@@ -24,8 +21,7 @@ from promptcanary.action.measure import (
 )
 from promptcanary.action.outcome import Outcome, ReportFiles, drift_over_threshold, gate
 from promptcanary.action.promote import promote
-from promptcanary.action.settings import ActionConfig, GitHubContext
-from promptcanary.action.workflow import Workflow
+from promptcanary.action.session import CheckRun, Session, skipped
 from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.core.reporter import run_to_json
 from promptcanary.errors import (
@@ -39,80 +35,23 @@ if TYPE_CHECKING:
     from promptcanary.action.github import GitHubClient
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
 
+__all__ = [
+    "Session",
+    "compared",
+    "ensure_promote_label",
+    "no_baseline",
+    "promoted",
+    "promotion_refusal",
+    "skipped",
+]
+
 #: Label of the watch issue.
 WATCH_LABEL = "promptcanary"
 #: Colour and description of the promote label when the check creates it.
 PROMOTE_LABEL_COLOR = "fbca04"
 PROMOTE_LABEL_DESCRIPTION = "PromptCanary: accept this pull request's run as the new baseline"
-
-T = TypeVar("T")
-
-
-@dataclass
-class Session:
-    """Everything an activity needs, passed as one object."""
-
-    config: ActionConfig
-    context: GitHubContext
-    plan: Plan
-    workflow: Workflow
-    github: GitHubClient | None
-    where: render.Where
-    failures: list[str] = field(default_factory=list)
-
-    def call_github(self, what: str, fn: Callable[[GitHubClient], T]) -> T | None:
-        """Run ``fn`` with the client; a refusal becomes a warning and None."""
-        if self.github is None:
-            self.workflow.warning(
-                f"Could not {what}: no GitHub token (set the `github-token` input).",
-                title="PromptCanary",
-            )
-            return None
-        try:
-            return fn(self.github)
-        except GitHubError as exc:
-            message = f"Could not {what}. {exc.message}" + (f" {exc.hint}" if exc.hint else "")
-            self.failures.append(message)
-            self.workflow.warning(
-                message + " The report is in the job summary and the report files.",
-                title="PromptCanary",
-            )
-            return None
-
-    def comment(self, marker: str, body: str, files: ReportFiles) -> str:
-        """Create or update the sticky PR comment; returns its URL ('' when not posted)."""
-        number = self.plan.pr_number
-        if number is None or not self.config.comment:
-            return ""
-        body = render.fit_body(render.with_marker(marker, body), self.where)
-        files.write(".comment.md", body)  # a refused comment is never lost
-        url = self.call_github(
-            f"comment on pull request #{number}",
-            lambda gh: gh.upsert_comment(number, marker=marker, body=body),
-        )
-        return url or ""
-
-    def finish(self, outcome: Outcome) -> Outcome:
-        """Add the GitHub failures to the summary."""
-        if self.failures:
-            self.workflow.add_summary(render.github_failure_note(self.failures))
-        return outcome
-
-    def workspace_relative(self, path: Path) -> str:
-        """``path`` relative to the workspace when inside it (later steps run from there)."""
-        try:
-            return path.resolve().relative_to(self.context.workspace).as_posix()
-        except ValueError:
-            return str(path)
-
-
-def skipped(s: Session, reason: str, *, unmeasured: bool = False) -> Outcome:
-    """No model call: explain why in the summary. Neutral exit, except that ``fail-on-skip``
-    fails (exit 3) a run left unmeasured because GitHub withheld the secrets."""
-    s.workflow.add_summary(render.skipped_markdown(reason, s.where))
-    s.workflow.notice(reason.replace("`", ""), title="PromptCanary skipped")
-    code = EXIT_INCONCLUSIVE if unmeasured and s.config.fail_on_skip else EXIT_OK
-    return Outcome("skipped", code)
+#: Repository permissions that may promote a baseline (``maintain`` reads as ``write``).
+PROMOTING_PERMISSIONS = ("admin", "write")
 
 
 def ensure_promote_label(s: Session) -> None:
@@ -127,8 +66,9 @@ def ensure_promote_label(s: Session) -> None:
         )
     except GitHubError as exc:
         s.workflow.notice(
-            f"Could not check or create the label '{label}' ({exc.message}). Create it in the "
-            "repository's labels so maintainers can promote a run.",
+            f"Could not check or create the label '{label}' ({exc.message}). "
+            + (f"{exc.hint} " if exc.hint else "")
+            + "Without the label nobody can promote a run: create it in the repository's labels.",
             title="PromptCanary",
         )
         return
@@ -163,6 +103,22 @@ def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportF
         body = render.no_baseline_markdown(run, s.where, budget=render.COMMENT_REPORT_BUDGET)
         marker = render.comment_marker(run.suite_name, run.provider.model_id)
         outcome.comment_url = s.comment(marker, body, files)
+        first = (
+            f"No baseline yet for '{run.suite_name}' on {run.provider.model_id}: overall score "
+            f"{run.overall_score:.2f}, pass rate {run.pass_rate:.0%}"
+        )
+        if unusable:
+            first = f"Inconclusive: {unusable}"
+        s.publish_check(
+            CheckRun(
+                run.suite_name,
+                run.provider.model_id,
+                s.head_sha(),
+                title=checks.title_for(first),
+                summary=checks.summary_for(body, marker),
+            ),
+            outcome,
+        )
     return s.finish(outcome)
 
 
@@ -198,11 +154,38 @@ def compared(
     if s.plan.activity == "watch":
         outcome.comment_url = _watch(s, report, files)
     else:
+        marker = render.comment_marker(report.suite_name, report.provider.model_id)
         body = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET)
-        outcome.comment_url = s.comment(
-            render.comment_marker(report.suite_name, report.provider.model_id), body, files
-        )
+        outcome.comment_url = s.comment(marker, body, files)
+        s.publish_check(_verdict_check(s, target, report, body, marker, code != EXIT_OK), outcome)
     return s.finish(outcome)
+
+
+def _verdict_check(
+    s: Session, target: Target, report: DriftReport, body: str, marker: str, failing: bool
+) -> CheckRun:
+    """The check run of a comparison: the report, and its regressions on canary.yaml's lines."""
+    path = s.repo_relative(s.config.config_path)
+    annotations: list[dict[str, object]] = []
+    if path is not None and report.regressions:
+        prompt_line, probe_line = checks.prompt_lines(s.config.config_path, target.suite)
+        annotations = list(
+            checks.annotations_for(
+                report,
+                path=path,
+                prompt_line=prompt_line,
+                probe_line=probe_line,
+                failing=failing,
+            )
+        )
+    return CheckRun(
+        report.suite_name,
+        report.provider.model_id,
+        s.head_sha(),
+        title=checks.title_for(report.summary),
+        summary=checks.summary_for(body, marker),
+        annotations=annotations,
+    )
 
 
 def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
@@ -284,33 +267,61 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
     else:
-        check_note = _start_check(s, branch)
+        check_note = start_check(s, branch)
     failure = None
     if promotion.error is not None:
         failure = promotion.error.message + (
             f" {promotion.error.hint}" if promotion.error.hint else ""
         )
-    markdown = render.promoted_markdown(
-        snapshot=promotion.snapshot,
-        baseline_path=promotion.repo_path,
-        commit_url=promotion.commit.html_url if promotion.commit else None,
-        branch=branch,
-        previous=previous,
-        change=change,
-        change_summary=change_summary,
-        committed=promotion.commit is not None,
-        where=s.where,
-        on_pull_request=s.plan.pr_number is not None,
-        check_note=check_note,
-        failure=failure,
-        branch_moved=moved,
-    )
+
+    def body(check_run: str | None = None) -> str:
+        return render.promoted_markdown(
+            snapshot=promotion.snapshot,
+            baseline_path=promotion.repo_path,
+            commit_url=promotion.commit.html_url if promotion.commit else None,
+            branch=branch,
+            previous=previous,
+            change=change,
+            change_summary=change_summary,
+            committed=promotion.commit is not None,
+            where=s.where,
+            on_pull_request=s.plan.pr_number is not None,
+            check_note=check_note,
+            failure=failure,
+            branch_moved=moved,
+            check_run=check_run,
+            needs_person=_needs_person(s) if promotion.commit is not None else None,
+        )
+
+    markdown = body()
     result = "promoted" if promotion.commit is not None else "promotion-failed"
     if moved:
         result = "branch-moved"
     outcome = Outcome(
         result,
         EXIT_OK if promotion.commit is not None else EXIT_PROMOTION_FAILED,
+        run=run,
+    )
+    if promotion.commit is not None:
+        # The promoted run is by construction the baseline of the commit that carries it.
+        published = s.publish_check(
+            CheckRun(
+                run.suite_name,
+                run.provider.model_id,
+                promotion.commit.sha,
+                title=checks.title_for(
+                    f"New baseline promoted for '{run.suite_name}' on {run.provider.model_id}: "
+                    "this commit carries it"
+                ),
+                summary=checks.summary_for(markdown, marker),
+            ),
+            outcome,
+        )
+        if published:
+            markdown = body(checks.check_name(run.suite_name, run.provider.model_id))
+    outcome = Outcome(
+        result,
+        outcome.exit_code,
         run=run,
         report_path=files.write(".md", markdown),
         json_path=files.write(".run.json", run_to_json(run)),
@@ -326,55 +337,44 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
     return s.finish(outcome)
 
 
-def _start_check(s: Session, branch: str) -> str:
-    """Dispatch the check workflow on ``branch`` so the promoted head gets its check; returns
-    the line the promotion comment shows about it."""
-    workflow = s.config.check_workflow or s.context.workflow_file or ""
-    if s.config.check_workflow == "none":
-        return (
-            "ℹ️ `check-workflow: none`: PromptCanary started no workflow. A commit made with a "
-            "GitHub App or personal token starts the check by itself; with the workflow's own "
-            "token, push a commit or close and reopen the pull request to get the check."
-        )
-    if not workflow:
-        reason = (
-            "the running workflow's file is unknown (no GITHUB_WORKFLOW_REF). Name the check "
-            "workflow's file in the `check-workflow` input."
-        )
-        s.workflow.warning(f"Could not start the check workflow: {reason}", title="PromptCanary")
-        return render.check_not_started_note(reason)
-    if s.github is None:
-        return render.check_not_started_note("there is no GitHub token.")
+def _needs_person(s: Session) -> str:
+    """What the promotion leaves to a person, in the comment's words."""
+    login = s.github.login() if s.github is not None else None
+    # Unknown identity: assume the default token (the cautious wording).
+    return render.needs_person_note(
+        default_token=login is None or same_login(login, DEFAULT_BOT_LOGIN)
+    )
+
+
+def promotion_refusal(s: Session) -> str | None:
+    """Why the label may not promote (Markdown), or None when it may.
+
+    Triage users can add labels but not change what the check accepts: only someone with
+    write, maintain or admin permission on the repository promotes. The check fails closed:
+    when the permission cannot be read, nothing is promoted.
+    """
+    event = s.context.event
+    if event.get("action") != "labeled" or s.github is None:
+        return None  # a dispatch or push: starting it already needed write access
+    sender = event.get("sender")
+    login = str(sender.get("login", "")) if isinstance(sender, dict) else ""
+    label = md_code(s.config.promote_label, 60)
+    if not login:
+        return f"Not promoted: the event does not say who added the label {label}."
+    github = s.github
     try:
-        s.github.dispatch_workflow(workflow, ref=branch)
+        permission, role = github.permission_of(login)
     except GitHubError as exc:
-        reason = _dispatch_refusal(workflow, exc)
-        s.failures.append(f"Could not start the check workflow '{workflow}': {reason}")
-        s.workflow.warning(
-            f"Could not start the check workflow '{workflow}' on '{branch}': {reason} Push a "
-            "commit to the branch, or close and reopen the pull request, to get the check.",
-            title="PromptCanary",
-        )
-        return render.check_not_started_note(reason)
-    return render.check_started_note(workflow, branch)
-
-
-def _dispatch_refusal(workflow: str, exc: GitHubError) -> str:
-    """Why the dispatch failed and what to do, as Markdown (the workflow name is escaped)."""
-    workflow = md_code(workflow, 100)
-    if exc.status in (401, 403):
         return (
-            "the token may not start workflows. Grant `actions: write` to the promoting job "
-            "(or pass a `github-token` that has it)."
+            f"Not promoted: could not read the repository permission of {md_code(login, 60)}, "
+            f"who added the label {label} ({md_text(exc.message, 300)}). Promoting needs write, "
+            "maintain or admin permission; a maintainer can remove and re-add the label."
         )
-    if exc.status == 404:
-        return (
-            f"there is no workflow {workflow} in this repository. Set the `check-workflow` "
-            "input to the file name of the workflow that runs the check."
-        )
-    if exc.status == 422:
-        return (
-            f"the workflow {workflow} has no `workflow_dispatch` trigger. Add "
-            "`workflow_dispatch:` under its `on:`."
-        )
-    return md_text(exc.message, 400)
+    if permission in PROMOTING_PERMISSIONS:
+        return None
+    return (
+        f"Not promoted: {md_code(login, 60)} added the label {label} but has the "
+        f"{md_code(role, 40)} role on this repository. Promoting a baseline changes what the "
+        "check accepts, so it needs write, maintain or admin permission (triage can add labels, "
+        "not promote). A maintainer can remove and re-add the label."
+    )

@@ -1,19 +1,31 @@
 """The few GitHub operations the Action needs, over PyGithub, with errors translated at the edge.
 
 Every method raises :class:`promptcanary.errors.GitHubError` (with the HTTP status) when GitHub
-refuses or fails, so the caller can keep the report and warn instead of crashing.
+refuses or fails, so the caller can keep the report and warn instead of crashing. Reads are
+retried by PyGithub; writes go through :class:`~promptcanary.action.github_calls.Sender`, which
+waits out rate limits and never sends a write twice blindly. Commits live in
+:mod:`.github_commit`, check runs and workflow dispatches in :mod:`.github_runs`.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
-import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+import time
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from promptcanary.action import github_commit, github_runs
+from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, Sender
+from promptcanary.action.github_calls import call as _call
+from promptcanary.action.github_commit import (
+    BranchMovedError,
+    BranchNotFoundError,
+    BranchProtectedError,
+    CommitResult,
+)
+from promptcanary.action.github_runs import CheckRunRef
 from promptcanary.errors import GitHubError
 
 if TYPE_CHECKING:
@@ -21,30 +33,31 @@ if TYPE_CHECKING:
     from github.Issue import Issue
     from github.Repository import Repository
 
+__all__ = [
+    "DEFAULT_BOT_LOGIN",
+    "SECONDARY_RATE_WAIT_S",
+    "BranchMovedError",
+    "BranchNotFoundError",
+    "BranchProtectedError",
+    "CheckRunRef",
+    "CommentRef",
+    "CommitResult",
+    "GitHubClient",
+    "IssueRef",
+    "same_login",
+]
+
 #: Who comments with the workflow's default token (what GraphQL ``viewer`` answers for it).
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
-
-#: GitHub's advice for a secondary rate limit without ``Retry-After``: wait at least a minute.
-SECONDARY_RATE_WAIT_S = 60.0
 
 T = TypeVar("T")
 
 
-class BranchMovedError(GitHubError):
-    """The branch no longer points at the commit that was measured (a push came in between)."""
-
-
-class BranchNotFoundError(GitHubError):
-    """The branch (or the measured commit) no longer exists."""
-
-
 @dataclass(frozen=True)
-class CommitResult:
-    """A file committed on top of a known parent."""
+class CommentRef:
+    """A comment we created or edited."""
 
-    path: str
-    branch: str
-    sha: str
+    id: int
     html_url: str
 
 
@@ -71,9 +84,10 @@ class GitHubClient:
         repository: ``owner/name``.
     """
 
-    def __init__(self, gh: Github, repository: str) -> None:
+    def __init__(self, gh: Github, repository: str, *, sender: Sender | None = None) -> None:
         self._gh = gh
         self.repository = repository
+        self.sender = sender or Sender()
         self._repo: Repository | None = None
         self._login: str | None = None
         self._login_known = False
@@ -89,11 +103,13 @@ class GitHubClient:
         backoff_s: float = 1.0,
         throttle: bool = True,
         secondary_rate_wait_s: float = SECONDARY_RATE_WAIT_S,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> GitHubClient:
         """A client for ``repository`` on the API at ``api_url`` (``GITHUB_API_URL``).
 
-        5xx answers and rate-limit 403s are retried ``retries`` times with exponential backoff;
-        other refusals surface at once. A ``Retry-After`` header is honoured; a secondary rate
+        Reads: 5xx answers and rate-limit 403s are retried ``retries`` times by PyGithub with
+        exponential backoff. Writes: see :class:`Sender` (``retries`` more sends at most,
+        pausing through ``sleep``). A ``Retry-After`` header is honoured; a secondary rate
         limit without one waits ``secondary_rate_wait_s`` (GitHub: at least one minute).
         ``throttle`` keeps PyGithub's pauses between requests (GitHub's advice against secondary
         rate limits); tests turn it off.
@@ -108,6 +124,8 @@ class GitHubClient:
             backoff_factor=backoff_s,
             secondary_rate_wait=secondary_rate_wait_s,
             respect_retry_after_header=True,
+            # Writes are never repeated by PyGithub: a POST answered 502 may have landed.
+            allowed_methods=frozenset({"GET", "HEAD"}),
         )
         gh = Github(
             auth=Auth.Token(token),
@@ -119,7 +137,13 @@ class GitHubClient:
             seconds_between_requests=0.25 if throttle else None,
             seconds_between_writes=1.0 if throttle else None,
         )
-        return cls(gh, repository)
+        sender = Sender(
+            attempts=retries + 1,
+            backoff_s=backoff_s,
+            secondary_wait_s=secondary_rate_wait_s,
+            sleep=sleep,
+        )
+        return cls(gh, repository, sender=sender)
 
     @property
     def repo(self) -> Repository:
@@ -133,6 +157,17 @@ class GitHubClient:
             verb, f"/repos/{self.repository}{path}", input=body
         )
         return data
+
+    def send(
+        self,
+        what: str,
+        fn: Callable[[], T],
+        *,
+        safe: bool = False,
+        read_back: Callable[[], T | None] | None = None,
+    ) -> T:
+        """A write (see :meth:`Sender.send`)."""
+        return self.sender.send(what, fn, safe=safe, read_back=read_back)
 
     # ── identity ──
 
@@ -149,9 +184,10 @@ class GitHubClient:
                 self._login = _call("read the token's user", lambda: self._gh.get_user().login)
             except GitHubError:
                 try:
-                    _, data = _call(
+                    _, data = self.send(
                         "read the token's GraphQL viewer",
                         lambda: self._gh.requester.graphql_query("query { viewer { login } }", {}),
+                        safe=True,  # a query
                     )
                     self._login = str(data["data"]["viewer"]["login"])
                 except (GitHubError, KeyError, TypeError):
@@ -173,14 +209,15 @@ class GitHubClient:
 
     # ── pull request comments ──
 
-    def upsert_comment(self, number: int, *, marker: str, body: str) -> str:
-        """Edit our comment holding ``marker`` on issue/PR ``number``, or create it. Returns its URL.
+    def upsert_comment(self, number: int, *, marker: str, body: str) -> CommentRef:
+        """Edit our comment holding ``marker`` on issue/PR ``number``, or create it.
 
         All pages of comments are searched; a comment counts as ours when its author is the
         token's account and its body holds the marker, so a user quoting the marker is never
         edited. A comment someone hid (minimized) is left alone and a new one is posted. When
-        several of ours hold the marker (a POST retried after a 5xx that had in fact succeeded),
-        the newest is kept and the others are deleted.
+        several of ours hold the marker (left by an older version that repeated a POST answered
+        5xx), the newest is kept and the others are deleted. A creation answered 5xx is read
+        back (our comment with this exact body) before it is sent again.
         """
         issue = self.repo.get_issue(number)
 
@@ -197,13 +234,22 @@ class GitHubClient:
         )
         for extra in visible[:-1]:
             with suppress(GitHubError):  # a duplicate left behind is untidy, not wrong
-                _call(f"delete duplicate comment {extra.id}", extra.delete)
+                self.send(f"delete duplicate comment {extra.id}", extra.delete, safe=True)
         if visible:
             existing = visible[-1]
-            _call(f"edit comment {existing.id} on #{number}", lambda: existing.edit(body))
-            return str(existing.html_url)
-        created = _call(f"comment on #{number}", lambda: issue.create_comment(body))
-        return str(created.html_url)
+            # The same edit twice is the same edit: safe to repeat.
+            self.send(
+                f"edit comment {existing.id} on #{number}", lambda: existing.edit(body), safe=True
+            )
+            return CommentRef(int(existing.id), str(existing.html_url))
+
+        def posted() -> Any:
+            return next((c for c in reversed(find()) if c.body == body), None)
+
+        created = self.send(
+            f"comment on #{number}", lambda: issue.create_comment(body), read_back=posted
+        )
+        return CommentRef(int(created.id), str(created.html_url))
 
     def _minimized(self, node_ids: list[str]) -> set[str]:
         """Which of these comments are hidden. REST does not say; GraphQL ``isMinimized`` does.
@@ -214,9 +260,10 @@ class GitHubClient:
             "query($ids: [ID!]!) { nodes(ids: $ids) { ... on IssueComment { id isMinimized } } }"
         )
         try:
-            _, data = _call(
+            _, data = self.send(
                 "read which comments are hidden",
                 lambda: self._gh.requester.graphql_query(query, {"ids": node_ids}),
+                safe=True,  # a query
             )
         except GitHubError:
             return set()
@@ -230,26 +277,54 @@ class GitHubClient:
         """
         issue = self.repo.get_issue(number)
         try:
-            _call(f"remove label '{label}' from #{number}", lambda: issue.remove_from_labels(label))
+            self.send(
+                f"remove label '{label}' from #{number}",
+                lambda: issue.remove_from_labels(label),
+                safe=True,
+            )
         except GitHubError as exc:
             if exc.status != 404:
                 raise
 
     def ensure_label(self, name: str, *, color: str, description: str) -> bool:
-        """Create the repository label ``name`` when it does not exist. True when created."""
+        """Create the repository label ``name`` when it does not exist. True when created.
+
+        Creating a label needs ``issues: write`` (``pull-requests: write`` is not enough): a
+        403 says so in its hint.
+        """
         from urllib.parse import quote
 
-        try:
-            _call(
-                f"read the label '{name}'",
-                lambda: self._request("GET", f"/labels/{quote(name, safe='')}"),
-            )
+        def exists() -> bool | None:
+            try:
+                _call(
+                    f"read the label '{name}'",
+                    lambda: self._request("GET", f"/labels/{quote(name, safe='')}"),
+                )
+            except GitHubError as exc:
+                if exc.status != 404:
+                    raise
+                return None
+            return True
+
+        if exists():
             return False
-        except GitHubError as exc:
-            if exc.status != 404:
-                raise
         body = {"name": name, "color": color, "description": description}
-        _call(f"create the label '{name}'", lambda: self._request("POST", "/labels", body))
+        try:
+            self.send(
+                f"create the label '{name}'",
+                lambda: self._request("POST", "/labels", body),
+                read_back=exists,
+            )
+        except GitHubError as exc:
+            if exc.status in (401, 403):
+                raise GitHubError(
+                    exc.message,
+                    status=exc.status,
+                    hint="Creating a label needs the `issues: write` permission (GitHub no longer "
+                    "accepts `pull-requests: write` for it): add `issues: write` to the job's "
+                    "`permissions:`, or create the label once by hand.",
+                ) from None
+            raise
         return True
 
     # ── watch issues ──
@@ -286,130 +361,109 @@ class GitHubClient:
         existing = self.find_open_issue(marker=marker, label=label)
         if existing is not None:
             issue = existing
-            _call(f"update issue #{issue.number}", lambda: issue.edit(title=title, body=body))
+            self.send(
+                f"update issue #{issue.number}",
+                lambda: issue.edit(title=title, body=body),
+                safe=True,
+            )
             if label not in {lab.name for lab in issue.labels}:
-                _call(f"label issue #{issue.number} '{label}'", lambda: issue.add_to_labels(label))
+                self.send(
+                    f"label issue #{issue.number} '{label}'",
+                    lambda: issue.add_to_labels(label),
+                    safe=True,
+                )
             return IssueRef(issue.number, str(issue.html_url))
         # GitHub creates a label that does not exist yet when an issue is opened with it.
-        created = _call(
-            "open an issue", lambda: self.repo.create_issue(title=title, body=body, labels=[label])
+        created = self.send(
+            "open an issue",
+            lambda: self.repo.create_issue(title=title, body=body, labels=[label]),
+            read_back=lambda: self.find_open_issue(marker=marker, label=label),
         )
         return IssueRef(created.number, str(created.html_url))
 
     def close_issue(self, issue: Issue, *, comment: str) -> IssueRef:
         """Comment on ``issue`` and close it as completed."""
-        _call(f"comment on issue #{issue.number}", lambda: issue.create_comment(comment))
-        _call(
+
+        def commented() -> Any:
+            return next(
+                (
+                    c
+                    for c in reversed(list(issue.get_comments()))
+                    if c.body == comment and self.is_ours(c.user)
+                ),
+                None,
+            )
+
+        self.send(
+            f"comment on issue #{issue.number}",
+            lambda: issue.create_comment(comment),
+            read_back=commented,
+        )
+        self.send(
             f"close issue #{issue.number}",
             lambda: issue.edit(state="closed", state_reason="completed"),
+            safe=True,
         )
         return IssueRef(issue.number, str(issue.html_url))
 
-    # ── commits: compare-and-swap through the Git Data API ──
+    # ── who may promote ──
+
+    def permission_of(self, login: str) -> tuple[str, str]:
+        """(permission, role) of ``login`` on this repository: ``permission`` is admin, write,
+        read or none (maintain reads as write, triage as read); ``role`` is the role's own name
+        (``maintain``, ``triage``, a custom role) when GitHub gives it."""
+        from urllib.parse import quote
+
+        data = _call(
+            f"read the permission of '{login}'",
+            lambda: self._request("GET", f"/collaborators/{quote(login, safe='')}/permission"),
+        )
+        permission = str(data.get("permission") or "none")
+        return permission, str(data.get("role_name") or permission)
+
+    # ── commits, check runs, workflows ──
 
     def commit_file(
         self, *, path: str, content: bytes, branch: str, parent: str, message: str
     ) -> CommitResult:
-        """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it,
-        only if the branch still points at ``parent`` (or an ancestor of it).
+        """See :func:`promptcanary.action.github_commit.commit_file`."""
+        return github_commit.commit_file(
+            self, path=path, content=content, branch=branch, parent=parent, message=message
+        )
 
-        blob → tree (on the parent's tree) → commit (parent = the measured commit) → ref update
-        with ``force: false``, which GitHub refuses unless it is a fast forward: a push that came
-        in after ``parent`` was measured makes it fail instead of landing the file on code that
-        was never measured.
+    def create_check_run(
+        self,
+        *,
+        name: str,
+        head_sha: str,
+        conclusion: str,
+        title: str,
+        summary: str,
+        annotations: list[dict[str, Any]],
+    ) -> CheckRunRef:
+        """See :func:`promptcanary.action.github_runs.create_check_run`."""
+        return github_runs.create_check_run(
+            self,
+            name=name,
+            head_sha=head_sha,
+            conclusion=conclusion,
+            title=title,
+            summary=summary,
+            annotations=annotations,
+        )
 
-        Raises:
-            BranchMovedError: the branch moved on since ``parent``.
-            BranchNotFoundError: the branch or the parent commit is gone.
-            GitHubError: any other refusal or failure.
+    def workflow_exists(self, workflow: str) -> bool:
+        """See :func:`promptcanary.action.github_runs.workflow_exists`."""
+        return github_runs.workflow_exists(self, workflow)
+
+    def dispatch_workflow(self, workflow: str, *, ref: str) -> None:
+        """Start ``workflow`` (a file name under .github/workflows, or an id) on ``ref``.
+
+        A commit made with an installation token starts no workflow, but a dispatch does. Needs
+        ``actions: write`` and an ``on: workflow_dispatch`` trigger in that workflow (see
+        :func:`promptcanary.action.github_runs.dispatch_workflow`).
         """
-        from urllib.parse import quote
-
-        try:
-            parent_commit = _call(
-                f"read commit {parent[:12]}", lambda: self._request("GET", f"/git/commits/{parent}")
-            )
-        except GitHubError as exc:
-            if exc.status in (404, 422):
-                raise BranchNotFoundError(
-                    f"the measured commit {parent[:12]} is not in {self.repository} any more "
-                    f"(the branch '{branch}' was deleted or force-pushed)",
-                    status=exc.status,
-                    hint="Nothing was committed. Push the branch again and re-add the label.",
-                ) from None
-            raise
-        encoded = base64.b64encode(content).decode("ascii")
-        blob = _call(
-            f"upload {path}",
-            lambda: self._request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
-        )
-        tree = _call(
-            f"build the tree for {path}",
-            lambda: self._request(
-                "POST",
-                "/git/trees",
-                {
-                    "base_tree": parent_commit["tree"]["sha"],
-                    "tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}],
-                },
-            ),
-        )
-        commit = _call(
-            f"create the commit for {path}",
-            lambda: self._request(
-                "POST",
-                "/git/commits",
-                {"message": message, "tree": tree["sha"], "parents": [parent]},
-            ),
-        )
-        ref = f"/git/refs/heads/{quote(branch, safe='/')}"
-        try:
-            _call(
-                f"move branch '{branch}' to the new commit",
-                lambda: self._request("PATCH", ref, {"sha": commit["sha"], "force": False}),
-            )
-        except GitHubError as exc:
-            text = exc.message.lower()
-            if (exc.status is None or exc.status >= 500) and self._branch_at(branch, commit["sha"]):
-                pass  # the update was applied before the answer failed: the promotion stands
-            elif exc.status == 422 and "fast forward" in text:
-                raise BranchMovedError(
-                    f"the branch '{branch}' moved after the run started: it no longer points "
-                    f"at the measured commit {parent[:12]}",
-                    status=422,
-                    hint="Nothing was committed. Measure the new head and promote it: on a pull "
-                    "request, remove and re-add the label.",
-                ) from None
-            elif exc.status == 404 or (exc.status == 422 and "does not exist" in text):
-                raise BranchNotFoundError(
-                    f"the branch '{branch}' was not found in {self.repository}",
-                    status=exc.status,
-                    hint="Nothing was committed. The branch was deleted; push it again and "
-                    "re-add the label.",
-                ) from None
-            else:
-                raise
-        return CommitResult(
-            path=path,
-            branch=branch,
-            sha=str(commit["sha"]),
-            html_url=str(commit.get("html_url") or ""),
-        )
-
-    def _branch_at(self, branch: str, sha: str) -> bool:
-        """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
-        from urllib.parse import quote
-
-        try:
-            ref = _call(
-                f"read branch '{branch}'",
-                lambda: self._request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
-            )
-        except GitHubError:
-            return False
-        return bool((ref.get("object") or {}).get("sha") == sha)
-
-    # ── workflow dispatch ──
+        github_runs.dispatch_workflow(self, workflow, ref=ref)
 
     def open_pull_for(self, branch: str) -> int | None:
         """The number of the open pull request whose head is ``branch`` of this repository.
@@ -423,64 +477,3 @@ class GitHubClient:
             lambda: list(self.repo.get_pulls(state="open", head=f"{owner}:{branch}")[:2]),
         )
         return pulls[0].number if len(pulls) == 1 else None
-
-    def dispatch_workflow(self, workflow: str, *, ref: str) -> None:
-        """Start ``workflow`` (a file name under .github/workflows, or an id) on ``ref``.
-
-        A commit made with an installation token starts no workflow, but a dispatch does: this
-        is how the promoted head gets its check. Needs ``actions: write`` and an
-        ``on: workflow_dispatch`` trigger in that workflow.
-        """
-        from urllib.parse import quote
-
-        _call(
-            f"start the workflow '{workflow}' on '{ref}'",
-            lambda: self._request(
-                "POST", f"/actions/workflows/{quote(workflow, safe='')}/dispatches", {"ref": ref}
-            ),
-        )
-
-
-def _call(what: str, fn: Callable[[], T]) -> T:
-    with _translate(what):
-        return fn()
-
-
-@contextmanager
-def _translate(what: str) -> Iterator[None]:
-    """Turn PyGithub / transport failures into :class:`GitHubError` saying what failed."""
-    from github import GithubException
-    from requests import RequestException
-
-    try:
-        yield
-    except GithubException as exc:
-        message = exc.data.get("message") if isinstance(exc.data, dict) else None
-        raise GitHubError(
-            f"GitHub refused to {what}: HTTP {exc.status}" + (f" ({message})" if message else ""),
-            status=exc.status,
-            hint=_hint_for(exc.status),
-        ) from None
-    except RequestException as exc:
-        # Retries used up on 5xx answers surface as a RetryError naming the last status.
-        found = re.search(r"too many (\d{3}) error", str(exc))
-        status = int(found.group(1)) if found else None
-        reason = f"HTTP {status} after retries" if status else type(exc).__name__
-        raise GitHubError(
-            f"GitHub failed to {what}: {reason}",
-            status=status,
-            hint="GitHub may be having an outage; the report is in the job summary.",
-        ) from None
-
-
-def _hint_for(status: int) -> str | None:
-    if status in (401, 403, 404):
-        return (
-            "Give the workflow the permissions PromptCanary needs (pull-requests: write for "
-            "comments, issues: write for watch issues, contents: write for promotion, actions: "
-            "write to start the check after a promotion) or pass a token that has them as "
-            "`github-token`."
-        )
-    if status == 422:
-        return "GitHub rejected the content (too long or invalid)."
-    return None

@@ -68,6 +68,11 @@ def action(
     session = flows.Session(config, context, plan, workflow, github, where)
     if plan.activity == "skip":
         return flows.skipped(session, plan.reason, unmeasured=plan.unmeasured)
+    if plan.activity == "promote":
+        # Before any model call: a label added by someone who may not promote costs nothing.
+        refusal = flows.promotion_refusal(session)
+        if refusal is not None:
+            return flows.skipped(session, refusal)
     target = load_target(config)
     missing = () if target.replay else missing_provider_keys(target.model, environ)
     if missing:
@@ -75,7 +80,10 @@ def action(
             # Anywhere GitHub does give secrets, an empty key is a mistake (a typo in the
             # secret's name, a secret never created): a green skip would hide it forever.
             raise _missing_key_error(target.model, missing)
-        return flows.skipped(session, _missing_key_reason(target.model, missing), unmeasured=True)
+        check = (target.suite.name, target.model) if plan.activity == "check" else None
+        return flows.skipped(
+            session, _missing_key_reason(target.model, missing), unmeasured=True, check=check
+        )
     if plan.activity == "check" and plan.pr_number is None:
         plan = session.plan = _with_dispatched_pull_request(session, plan)
     if plan.activity == "check":

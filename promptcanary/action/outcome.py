@@ -27,6 +27,7 @@ OUTPUT_NAMES = (
     "report-path",
     "json-path",
     "comment-url",
+    "comment-id",
     "baseline-path",
 )
 
@@ -44,6 +45,8 @@ class Outcome:
     report_path: str = ""
     json_path: str = ""
     comment_url: str = ""
+    comment_id: str = ""
+    """Id of the sticky pull-request comment (empty for the watch issue or no comment)."""
     baseline_path: str = ""
 
     def outputs(self) -> dict[str, str]:
@@ -62,6 +65,7 @@ class Outcome:
             "report-path": self.report_path,
             "json-path": self.json_path,
             "comment-url": self.comment_url,
+            "comment-id": self.comment_id,
             "baseline-path": self.baseline_path,
         }
         return {name: values[name] for name in OUTPUT_NAMES}

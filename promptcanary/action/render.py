@@ -142,11 +142,15 @@ def promoted_markdown(
     check_note: str | None = None,
     failure: str | None = None,
     branch_moved: bool = False,
+    check_run: str | None = None,
+    needs_person: str | None = None,
 ) -> str:
     """Summary / comment after a promotion. ``change`` is the drift Markdown against the
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
-    ``check_note`` says whether the check was started on the new head (our own Markdown);
-    ``failure`` says why nothing was committed (plain text, escaped here).
+    ``check_run`` names the check run published on the new commit; ``check_note`` says whether
+    the check workflow was started on the new head and ``needs_person`` what is left to a
+    person (both our own Markdown); ``failure`` says why nothing was committed (plain text,
+    escaped here).
     """
     run = snapshot.run_result
     suite, model = md_code(run.suite_name, 100), md_code(run.provider.model_id, 100)
@@ -160,8 +164,17 @@ def promoted_markdown(
             f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
             f"in {what}, on top of the commit it measured."
         )
+        if check_run:
+            lines += [
+                "",
+                f"✅ Published the check run {md_code(check_run, 200)} as **success** on the new "
+                "commit: the promoted run is that commit's baseline by construction, so a branch "
+                "rule requiring this check is met without another model run.",
+            ]
         if check_note:
             lines += ["", check_note]
+        if needs_person:
+            lines += ["", needs_person]
     elif branch_moved:
         lines += [f"## 🐤 PromptCanary: not promoted — {md_code(branch, 100)} moved", ""]
         lines.append(
@@ -208,9 +221,25 @@ def promoted_markdown(
 def check_started_note(workflow: str, branch: str) -> str:
     """The promotion comment's line when the check workflow was started on the new head."""
     return (
-        f"✅ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)}: the "
-        "new head gets its PromptCanary check against the new baseline in a few minutes (a "
-        "commit made with the workflow's token starts no workflow by itself)."
+        f"▶️ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)} (a "
+        "commit made with the workflow's token starts no workflow by itself): its check job "
+        "measures the new head against the new baseline."
+    )
+
+
+def needs_person_note(*, default_token: bool) -> str:
+    """What a promotion leaves to a person: with the workflow's own token, GitHub starts no
+    `pull_request` workflow for the new commit by itself."""
+    if not default_token:
+        return (
+            "The commit was made with a token that is not the workflow's own, so the pull "
+            "request's workflows start on the new head by themselves."
+        )
+    return (
+        "**Still needs a person:** the commit was made with the workflow's own token, so GitHub "
+        "starts no `pull_request` workflow for the new head by itself: other workflows (tests, "
+        "linters) wait until someone clicks **Approve workflows to run** on the pull request or "
+        "pushes a commit. Passing a GitHub App token as `github-token` avoids this."
     )
 
 
@@ -218,9 +247,9 @@ def check_not_started_note(reason: str) -> str:
     """The promotion comment's line when the check could not be started. ``reason`` is our own
     Markdown (anything from outside in it is already escaped)."""
     return (
-        f"⚠️ The check was **not** started on the new head: {reason} Until it "
-        "runs, the pull request has no PromptCanary check for its new head: push a commit to "
-        "the branch, or close and reopen the pull request, to run it."
+        f"⚠️ The check workflow was **not** started on the new head: {reason} Until it "
+        "runs, the new head has no check job: push a commit to the branch, or close and "
+        "reopen the pull request, to run it."
     )
 
 

@@ -18,6 +18,9 @@ from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
+#: The check workflow `promptcanary init` writes (and examples/workflows holds): the one a
+#: promotion starts on the branch unless `check-workflow` names another (or `none`).
+DEFAULT_CHECK_WORKFLOW = "promptcanary-pr.yml"
 MODE_CHOICES = ("auto", "check", "promote", "watch")
 
 #: Every input with its default ("" = not set: the suite's own setting applies).
@@ -42,7 +45,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "fail-on-inconclusive": "false",
     "fail-on-suite-change": "false",
     "replay": "",
-    "check-workflow": "",
+    "check-workflow": DEFAULT_CHECK_WORKFLOW,
     "fail-on-skip": "false",
 }
 
@@ -72,9 +75,9 @@ class ActionConfig:
     mode: str
     fail_on_inconclusive: bool
     replay_path: Path | None
-    check_workflow: str = ""
-    """Workflow file started on the branch after a promotion ("" = the running workflow,
-    "none" = start nothing)."""
+    check_workflow: str = DEFAULT_CHECK_WORKFLOW
+    """Workflow file started on the branch after a promotion when it exists ("none" = start
+    nothing)."""
     fail_on_skip: bool = False
     """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
     fail_on_suite_change: bool = False

@@ -9,28 +9,13 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
+from tests.fakes.github_answers import BODY_LIMIT, Answer, _invalid, _not_found, _refused
+from tests.fakes.github_checks_routes import ChecksRoutes
+
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHubServer, FakeRepo, Token
 
-#: GitHub's limit for an issue or comment body.
-BODY_LIMIT = 65_536
-
-
-class Answer(Exception):  # noqa: N818 - a reply, not an error
-    def __init__(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        self.status, self.payload, self.headers = status, payload, headers or {}
-
-
-def _not_found() -> Answer:
-    return Answer(404, {"message": "Not Found"})
-
-
-def _refused() -> Answer:
-    return Answer(403, {"message": "Resource not accessible by integration"})
-
-
-def _invalid(message: str) -> Answer:
-    return Answer(422, {"message": message})
+__all__ = ["BODY_LIMIT", "Answer", "Router"]
 
 
 def _too_long(resource: str) -> Answer:
@@ -50,7 +35,7 @@ def _too_long(resource: str) -> Answer:
     )
 
 
-class Router:
+class Router(ChecksRoutes):
     """Dispatches one request against the server's state (called under the server lock)."""
 
     def __init__(
@@ -102,7 +87,7 @@ class Router:
             (r"/issues/comments/(\d+)", ("DELETE", "issues", self.delete_comment)),
             (r"/issues/(\d+)/labels", ("POST", "issues", self.add_labels)),
             (r"/issues/(\d+)/labels/(.+)", ("DELETE", "issues", self.remove_label)),
-            (r"/labels", ("POST", "issues", self.create_label)),
+            (r"/labels", ("POST", "labels", self.create_label)),
             (r"/labels/(.+)", ("GET", "", self.get_label)),
             (r"/contents/(.+)", ("GET", "", self.get_contents)),
             (r"/contents/(.+)", ("PUT", "contents", self.put_contents)),
@@ -113,6 +98,7 @@ class Router:
             (r"/git/ref/heads/(.+)", ("GET", "", self.get_ref)),
             (r"/git/refs/heads/(.+)", ("PATCH", "contents", self.update_ref)),
             (r"/actions/workflows/([^/]+)/dispatches", ("POST", "actions", self.dispatch)),
+            *self._checks_routes(),
         ]
 
     # ── GraphQL: the two queries the Action sends ──
@@ -447,6 +433,8 @@ class Router:
             raise _invalid("Object does not exist")
         if not self.body.get("force") and not self.fake._descends(repo, sha, repo.heads[branch]):
             raise _invalid("Update is not a fast forward")
+        if branch in repo.protected:
+            raise _invalid(repo.protected[branch])
         repo.heads[branch] = sha
         self.fake._checkout(repo, branch)
         commit = repo.git_commits[sha]

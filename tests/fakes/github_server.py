@@ -19,7 +19,17 @@ head, and behaves like GitHub where the Action depends on it:
   the branch head (422 "Update is not a fast forward"), and :meth:`FakeGitHubServer.push` moves a
   head the way a developer's push does;
 - workflow dispatches are recorded in :attr:`FakeRepo.dispatches` (404 unknown workflow, 422
-  without a ``workflow_dispatch`` trigger);
+  without a ``workflow_dispatch`` trigger) and listed as workflow runs; ``GET`` of a workflow
+  answers 404 for a file that does not exist;
+- creating a repository label needs ``issues: write`` (``pull-requests: write`` is not enough);
+- check runs (:attr:`FakeRepo.check_runs`) need ``checks: write``; a head SHA that is not a
+  commit, more than 50 annotations in one request, a summary over 65,535 characters or an
+  annotation without its required fields get 422; a PATCH appends annotations;
+- ``GET /collaborators/{user}/permission`` answers from :attr:`FakeRepo.collaborators`
+  (``maintain`` reads as ``write`` and ``triage`` as ``read``, as GitHub does);
+- a protected branch (:meth:`FakeGitHubServer.protect`) refuses ref updates with 422;
+- :meth:`FakeGitHubServer.rate_limit` answers a secondary rate limit (403 or 429, with or
+  without ``Retry-After``);
 - any request can be made to fail with :meth:`FakeGitHubServer.fail`, also *after* it succeeded
   (a 502 on a write that was applied).
 """
@@ -63,15 +73,23 @@ class Token:
     graphql: bool = True
     """False: POST /graphql answers 403."""
     permissions: dict[str, str] | None = None
-    """Scope -> "read" / "write" (``contents``, ``issues``, ``pull-requests``, ``actions``);
-    None: every scope is writable (when :attr:`write`)."""
+    """Scope -> "read" / "write" (``contents``, ``issues``, ``pull-requests``, ``actions``,
+    ``checks``); None: every scope is writable (when :attr:`write`)."""
 
     def may_write(self, scope: str) -> bool:
+        """``issues`` (comments, labels on an issue or PR) is covered by ``issues`` or
+        ``pull-requests``; ``labels`` (creating a repository label) only by ``issues`` (GitHub's
+        rule since 2025); every other scope by itself."""
         if not self.write:
             return False
         if self.permissions is None:
             return True
-        scopes = ("issues", "pull-requests") if scope == "issues" else (scope,)
+        if scope == "issues":
+            scopes: tuple[str, ...] = ("issues", "pull-requests")
+        elif scope == "labels":
+            scopes = ("issues",)
+        else:
+            scopes = (scope,)
         return any(self.permissions.get(s) == "write" for s in scopes)
 
 
@@ -93,6 +111,8 @@ class Failure:
     message: str
     after: bool = False
     """True: the request is carried out first, then answered with ``status``."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Headers of the refusal (``Retry-After``)."""
 
 
 @dataclass
@@ -120,6 +140,12 @@ class FakeRepo:
     workflows: dict[str, bool] = field(default_factory=dict)
     # workflow dispatches received: {"workflow", "ref", "inputs", "login"}
     dispatches: list[dict[str, Any]] = field(default_factory=list)
+    # check runs by id: {"name", "head_sha", "status", "conclusion", "output", "annotations"}
+    check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # login -> role (admin, maintain, write, triage, read); anyone else has "none"
+    collaborators: dict[str, str] = field(default_factory=dict)
+    # branch -> the message a protected-branch rule or ruleset refuses ref updates with
+    protected: dict[str, str] = field(default_factory=dict)
 
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         """Comments of issue/PR ``number``, oldest first."""
@@ -257,11 +283,51 @@ class FakeGitHubServer:
         times: int | None = None,
         message: str = "Resource not accessible by integration",
         after: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer ``status`` to matching requests (``times`` of them, or all when None);
         with ``after`` the request is carried out first (a write that succeeded, then a 502)."""
         self.failures.append(
-            Failure(method.upper(), re.compile(path_regex), status, times, message, after)
+            Failure(
+                method.upper(),
+                re.compile(path_regex),
+                status,
+                times,
+                message,
+                after,
+                dict(headers or {}),
+            )
+        )
+
+    def rate_limit(
+        self,
+        method: str,
+        path_regex: str,
+        *,
+        times: int = 1,
+        retry_after: int | None = None,
+        status: int = 403,
+    ) -> None:
+        """Refuse matching requests the way GitHub's secondary rate limit does: 403 (or 429)
+        "You have exceeded a secondary rate limit", with ``Retry-After`` when given."""
+        self.fail(
+            method,
+            path_regex,
+            status,
+            times=times,
+            message="You have exceeded a secondary rate limit. Please wait a few minutes "
+            "before you try again.",
+            headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
+        )
+
+    def protect(self, full_name: str, branch: str, *, ruleset: bool = False) -> None:
+        """Make ref updates of ``branch`` fail the way a branch protection rule (422 "Protected
+        branch update failed") or a repository ruleset (422 "Repository rule violations found")
+        refuses a push."""
+        self.repos[full_name].protected[branch] = (
+            "Repository rule violations found\n\nChanges must be made through a pull request."
+            if ruleset
+            else f"Protected branch update failed for refs/heads/{branch}."
         )
 
     def count(self, method: str, path_regex: str) -> int:
@@ -406,7 +472,7 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
                     status, payload, headers = answer.status, answer.payload, answer.headers
                 late = self._late_failure(method, path, status)
                 if late is not None:
-                    status, payload, headers = late.status, {"message": late.message}, {}
+                    status, payload, headers = late.status, {"message": late.message}, late.headers
                 fake.requests.append((method, path, status))
             data = b"" if status == 204 else json.dumps(payload).encode()
             self.send_response(status)
@@ -444,7 +510,7 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
                 ):
                     if failure.times is not None:
                         failure.times -= 1
-                    raise Answer(failure.status, {"message": failure.message})
+                    raise Answer(failure.status, {"message": failure.message}, failure.headers)
             auth = self.headers.get("Authorization", "")
             token = fake.tokens.get(auth.split(" ", 1)[-1]) if auth else None
             if token is None:

@@ -41,6 +41,8 @@ class World:
     ) -> None:
         self.runner, self.gh, self.llm, self.answers = runner, gh, llm, answers
         self.retries = 3
+        self.sleeps: list[float] = []
+        """Pauses the GitHub client took between writes (recorded, never waited)."""
 
     def github(self, config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
         if not config.github_token:
@@ -52,6 +54,7 @@ class World:
             retries=self.retries,
             backoff_s=0,
             throttle=False,
+            sleep=self.sleeps.append,
         )
 
     def provider(self, model: str, config: ActionConfig) -> BaseLLMProvider:

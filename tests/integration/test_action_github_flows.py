@@ -133,21 +133,32 @@ def test_without_actions_write_the_comment_says_how_to_get_the_check(world: Worl
     assert run.returncode == 0 and run.outputs["result"] == "promoted"
     assert len(world.gh.repos[REPO].commits) == 1 and world.gh.repos[REPO].dispatches == []
     body = world.bot_comments()[0]["body"]
-    assert "check was **not** started" in body and "`actions: write`" in body
+    assert "check workflow was **not** started" in body and "`actions: write`" in body
     assert "push a commit to the branch, or close and reopen the pull request" in body
 
 
 def test_a_check_workflow_without_a_dispatch_trigger_is_named(world: World) -> None:
     run = world.run("pull_request", labeled(), **{"check-workflow": "promptcanary-promote.yml"})
     assert run.outputs["result"] == "promoted"
-    assert "has no `workflow_dispatch` trigger" in world.bot_comments()[0]["body"]
+    body = world.bot_comments()[0]["body"]
+    assert "has no `workflow_dispatch` trigger" in body
+    assert "only dispatches a workflow whose file, with that trigger, is on the default" in body
 
 
-def test_the_default_check_workflow_is_the_running_one(world: World) -> None:
-    world.runner.workflow_file = "promptcanary-pr.yml"  # one workflow file checks and promotes
+def test_the_default_check_workflow_is_the_one_init_writes(world: World) -> None:
     run = world.run("pull_request", labeled())
     assert run.outputs["result"] == "promoted"
     assert [d["workflow"] for d in world.gh.repos[REPO].dispatches] == ["promptcanary-pr.yml"]
+
+
+def test_a_check_workflow_that_does_not_exist_is_a_note_not_a_refusal(world: World) -> None:
+    del world.gh.repos[REPO].workflows["promptcanary-pr.yml"]
+    run = world.run("pull_request", labeled())
+    assert run.returncode == 0 and run.outputs["result"] == "promoted"
+    assert world.gh.repos[REPO].dispatches == [] and world.gh.count("POST", "/dispatches$") == 0
+    body = world.bot_comments()[0]["body"]
+    assert "No workflow `promptcanary-pr.yml` on the default branch" in body
+    assert not run.commands("warning")
 
 
 @pytest.mark.parametrize(("state", "merged"), [("closed", False), ("closed", True)])
@@ -225,12 +236,12 @@ def test_a_hidden_comment_is_not_reused(world: World) -> None:
     assert len(comments) == 2 and comments[0]["body"] == old["body"]
 
 
-def test_a_retried_comment_post_is_cleaned_up_on_the_next_run(world: World) -> None:
+def test_a_comment_post_answered_502_is_read_back_not_posted_twice(world: World) -> None:
     world.gh.fail("POST", rf"/issues/{PR}/comments$", 502, times=1, after=True)
-    world.run("pull_request", load_event("pull_request.opened"))
-    assert len(world.bot_comments()) == 2  # the write succeeded, the 502 made PyGithub retry
-    world.run("pull_request", load_event("pull_request.synchronize"))
-    assert len(world.bot_comments()) == 1
+    run = world.run("pull_request", load_event("pull_request.opened"))
+    [comment] = world.bot_comments()  # the write landed: found by reading back, not resent
+    assert world.gh.count("POST", rf"/issues/{PR}/comments$") == 1
+    assert run.outputs["comment-id"] == str(comment["id"])
 
 
 def test_the_check_creates_the_promote_label_once(world: World) -> None:

@@ -107,11 +107,17 @@ def test_a_hidden_comment_is_left_alone_and_a_new_one_posted(gh: FakeGitHubServe
     assert gh.count("PATCH", "/issues/comments/") == 0
 
 
-def test_duplicates_from_a_retried_post_are_cleaned_up(gh: FakeGitHubServer) -> None:
-    # The POST succeeded but answered 502, PyGithub retried it: two identical comments.
+def test_a_comment_post_answered_502_is_read_back_not_repeated(gh: FakeGitHubServer) -> None:
+    # The POST landed but answered 502: reading the comments back finds it, nothing is resent.
     gh.fail("POST", "/issues/5/comments$", 502, times=1, after=True)
-    client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nfirst")
-    assert len(gh.repos[REPO].comments_on(5)) == 2
+    ref = client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nfirst")
+    [comment] = gh.repos[REPO].comments_on(5)
+    assert ref.id == comment["id"] and gh.count("POST", "/issues/5/comments$") == 1
+
+
+def test_duplicates_left_by_older_versions_are_cleaned_up(gh: FakeGitHubServer) -> None:
+    for body in ("first", "first again"):
+        gh.add_comment(REPO, 5, f"{MARKER}\n{body}", login=DEFAULT_BOT_LOGIN)
     client(gh).upsert_comment(5, marker=MARKER, body=f"{MARKER}\nsecond")
     comments = gh.repos[REPO].comments_on(5)
     assert [c["body"] for c in comments] == [f"{MARKER}\nsecond"]
@@ -121,9 +127,9 @@ def test_duplicates_from_a_retried_post_are_cleaned_up(gh: FakeGitHubServer) -> 
 def test_personal_token_uses_its_own_login(gh: FakeGitHubServer) -> None:
     c = client(gh, PAT)
     assert c.login() == "octo-maintainer"
-    url = c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nhi")
+    ref = c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nhi")
     assert gh.repos[REPO].comments_on(5)[0]["user"]["login"] == "octo-maintainer"
-    assert c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nagain") == url
+    assert c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nagain") == ref
 
 
 def test_upsert_searches_every_page_and_edits_only_its_own_comment(gh: FakeGitHubServer) -> None:
@@ -163,7 +169,8 @@ def test_server_errors_are_retried_then_reported_with_their_status(gh: FakeGitHu
     with pytest.raises(GitHubError) as failed:
         client(gh, retries=2).upsert_comment(5, marker="<!-- x -->", body="x")
     assert failed.value.status == 502 and "after retries" in str(failed.value)
-    assert gh.count("POST", "/issues/5/comments$") == 4  # 1 created + 3 failed tries
+    # 1 created + 3 tries, each read back first (a 502 that did not land is sent again).
+    assert gh.count("POST", "/issues/5/comments$") == 4
 
 
 def test_commit_lands_on_the_measured_commit_only(gh: FakeGitHubServer) -> None:

@@ -65,6 +65,8 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
         committed=True,
         where=WHERE,
         check_note=render.check_started_note("promptcanary-pr.yml", "feature/x"),
+        check_run="PromptCanary: support-bot (openai/fake)",
+        needs_person=render.needs_person_note(default_token=True),
     )
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(body, encoding="utf-8")

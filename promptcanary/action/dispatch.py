@@ -1,0 +1,79 @@
+"""After a promotion: start the check workflow on the branch (optional, ``check-workflow``).
+
+The check run published on the promotion commit already makes the pull request green when that
+check run is the required one; the dispatch is for repositories that require the check *job*.
+The workflow is looked up first, so a name that does not exist is a one-line note, not a 404.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from promptcanary.action import render
+from promptcanary.core.render.safety import md_code, md_text
+from promptcanary.errors import GitHubError
+
+if TYPE_CHECKING:
+    from promptcanary.action.session import Session
+
+
+def start_check(s: Session, branch: str) -> str:
+    """Dispatch ``check-workflow`` on ``branch``; returns the promotion comment's line about it."""
+    workflow = s.config.check_workflow
+    if workflow == "none":
+        return (
+            "ℹ️ `check-workflow: none`: PromptCanary started no workflow. A commit made with a "
+            "GitHub App or personal token starts the check by itself; with the workflow's own "
+            "token, push a commit or close and reopen the pull request to run the check job."
+        )
+    if s.github is None:
+        return render.check_not_started_note("there is no GitHub token.")
+    github = s.github
+    try:
+        exists = github.workflow_exists(workflow)
+    except GitHubError:
+        exists = True  # cannot tell: let the dispatch itself say what is wrong
+    if not exists:
+        line = (
+            f"ℹ️ No workflow {md_code(workflow, 100)} on the default branch, so none was "
+            "started: set `check-workflow` to the check workflow's file name, or `none`."
+        )
+        s.workflow.notice(line.removeprefix("ℹ️ ").replace("`", ""), title="PromptCanary")
+        return line
+    try:
+        github.dispatch_workflow(workflow, ref=branch)
+    except GitHubError as exc:
+        reason = dispatch_refusal(workflow, exc)
+        s.failures.append(f"Could not start the check workflow '{workflow}': {reason}")
+        s.workflow.warning(
+            f"Could not start the check workflow '{workflow}' on '{branch}': {reason} Push a "
+            "commit to the branch, or close and reopen the pull request, to get the check.",
+            title="PromptCanary",
+        )
+        return render.check_not_started_note(reason)
+    return render.check_started_note(workflow, branch)
+
+
+def dispatch_refusal(workflow: str, exc: GitHubError) -> str:
+    """Why the dispatch failed and what to do, as Markdown (the workflow name is escaped)."""
+    workflow = md_code(workflow, 100)
+    on_default = (
+        " GitHub only dispatches a workflow whose file, with that trigger, is on the default "
+        "branch: a trigger added in this pull request counts only after it is merged."
+    )
+    if exc.status in (401, 403):
+        return (
+            "the token may not start workflows. Grant `actions: write` to the promoting job "
+            "(or pass a `github-token` that has it)."
+        )
+    if exc.status == 404:
+        return (
+            f"there is no workflow {workflow} in this repository. Set the `check-workflow` "
+            "input to the file name of the workflow that runs the check." + on_default
+        )
+    if exc.status == 422:
+        return (
+            f"the workflow {workflow} has no `workflow_dispatch` trigger. Add "
+            "`workflow_dispatch:` under its `on:`." + on_default
+        )
+    return md_text(exc.message, 400)

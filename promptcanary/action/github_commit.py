@@ -1,0 +1,168 @@
+"""A file committed as a compare-and-swap through GitHub's Git Data API (no git, no checkout).
+
+blob → tree (on the parent's tree) → commit (parent = the measured commit) → ref update with
+``force: false``, which GitHub refuses unless it is a fast forward: a push that came in after the
+parent was measured makes it fail instead of landing the file on code that was never measured.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from promptcanary.action.github_calls import call
+from promptcanary.errors import GitHubError
+
+if TYPE_CHECKING:
+    from promptcanary.action.github import GitHubClient
+
+#: What GitHub says when a branch protection rule or a repository ruleset refuses a ref update
+#: (lower case; matched as substrings of its message).
+PROTECTION_MESSAGES = (
+    "protected branch",
+    "repository rule violation",
+    "required status check",
+    "changes must be made through a pull request",
+    "not authorized to push",
+)
+
+
+class BranchMovedError(GitHubError):
+    """The branch no longer points at the commit that was measured (a push came in between)."""
+
+
+class BranchNotFoundError(GitHubError):
+    """The branch (or the measured commit) no longer exists."""
+
+
+class BranchProtectedError(GitHubError):
+    """A branch protection rule or a repository ruleset refused the update."""
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """A file committed on top of a known parent."""
+
+    path: str
+    branch: str
+    sha: str
+    html_url: str
+
+
+def commit_file(
+    client: GitHubClient, *, path: str, content: bytes, branch: str, parent: str, message: str
+) -> CommitResult:
+    """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it, only
+    if the branch still points at ``parent`` (or an ancestor of it).
+
+    Raises:
+        BranchMovedError: the branch moved on since ``parent``.
+        BranchNotFoundError: the branch or the parent commit is gone.
+        BranchProtectedError: a protection rule or ruleset refused the update.
+        GitHubError: any other refusal or failure.
+    """
+    from urllib.parse import quote
+
+    try:
+        parent_commit = call(
+            f"read commit {parent[:12]}", lambda: client._request("GET", f"/git/commits/{parent}")
+        )
+    except GitHubError as exc:
+        if exc.status in (404, 422):
+            raise BranchNotFoundError(
+                f"the measured commit {parent[:12]} is not in {client.repository} any more "
+                f"(the branch '{branch}' was deleted or force-pushed)",
+                status=exc.status,
+                hint="Nothing was committed. Push the branch again and re-add the label.",
+            ) from None
+        raise
+    encoded = base64.b64encode(content).decode("ascii")
+    # Blobs, trees and commits are content-addressed and reach no branch: sending one twice
+    # is harmless, so they count as safe to repeat.
+    blob = client.send(
+        f"upload {path}",
+        lambda: client._request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
+        safe=True,
+    )
+    tree = client.send(
+        f"build the tree for {path}",
+        lambda: client._request(
+            "POST",
+            "/git/trees",
+            {
+                "base_tree": parent_commit["tree"]["sha"],
+                "tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}],
+            },
+        ),
+        safe=True,
+    )
+    commit = client.send(
+        f"create the commit for {path}",
+        lambda: client._request(
+            "POST", "/git/commits", {"message": message, "tree": tree["sha"], "parents": [parent]}
+        ),
+        safe=True,
+    )
+    ref = f"/git/refs/heads/{quote(branch, safe='/')}"
+
+    def landed() -> bool | None:
+        return True if branch_at(client, branch, commit["sha"]) else None
+
+    try:
+        # A 5xx answer is checked by reading the branch back: if the update was applied, the
+        # promotion stands.
+        client.send(
+            f"move branch '{branch}' to the new commit",
+            lambda: client._request("PATCH", ref, {"sha": commit["sha"], "force": False}),
+            read_back=landed,
+        )
+    except GitHubError as exc:
+        raise _ref_refusal(exc, branch, parent, client.repository) from None
+    return CommitResult(
+        path=path, branch=branch, sha=str(commit["sha"]), html_url=str(commit.get("html_url") or "")
+    )
+
+
+def _ref_refusal(exc: GitHubError, branch: str, parent: str, repository: str) -> GitHubError:
+    """The ref update's refusal in words: moved, gone, protected, or as GitHub said it."""
+    text = exc.message.lower()
+    if exc.status == 422 and "fast forward" in text:
+        return BranchMovedError(
+            f"the branch '{branch}' moved after the run started: it no longer points at the "
+            f"measured commit {parent[:12]}",
+            status=422,
+            hint="Nothing was committed. Measure the new head and promote it: on a pull "
+            "request, remove and re-add the label.",
+        )
+    if exc.status in (403, 409, 422) and any(m in text for m in PROTECTION_MESSAGES):
+        return BranchProtectedError(
+            f"a branch protection rule or repository ruleset of '{branch}' refused the "
+            f"baseline commit ({exc.message})",
+            status=exc.status,
+            hint="Nothing was committed. Let the token bypass the rule (a GitHub App or a "
+            "deploy key can be added to the ruleset's bypass list), or commit the baseline file "
+            "from this run's workspace yourself.",
+        )
+    if exc.status == 404 or (exc.status == 422 and "does not exist" in text):
+        return BranchNotFoundError(
+            f"the branch '{branch}' was not found in {repository}",
+            status=exc.status,
+            hint="Nothing was committed. The branch was deleted; push it again and re-add the "
+            "label.",
+        )
+    return exc
+
+
+def branch_at(client: GitHubClient, branch: str, sha: str) -> bool:
+    """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
+    from urllib.parse import quote
+
+    try:
+        ref = call(
+            f"read branch '{branch}'",
+            lambda: client._request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
+        )
+    except GitHubError:
+        return False
+    return bool((ref.get("object") or {}).get("sha") == sha)

@@ -1,0 +1,158 @@
+"""Check runs (the Checks API) and workflow dispatches, over the client's REST calls.
+
+Both are writes that must not be sent twice blindly: a second check run of the same name would
+be the one GitHub shows, and a second dispatch pays for a second model run. After a 5xx answer
+each is read back first (see :mod:`promptcanary.action.github_calls`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from promptcanary.action.github_calls import call
+from promptcanary.errors import GitHubError
+
+if TYPE_CHECKING:
+    from promptcanary.action.github import GitHubClient
+
+#: GitHub takes at most this many annotations per check-run request; more go in updates.
+ANNOTATIONS_PER_REQUEST = 50
+#: How long a dispatched run may take to show in the runs list before it is looked for.
+DISPATCH_SETTLE_S = 5.0
+
+
+@dataclass(frozen=True)
+class CheckRunRef:
+    """A check run we created."""
+
+    id: int
+    html_url: str
+
+
+def create_check_run(
+    client: GitHubClient,
+    *,
+    name: str,
+    head_sha: str,
+    conclusion: str,
+    title: str,
+    summary: str,
+    annotations: list[dict[str, Any]],
+) -> CheckRunRef:
+    """A completed check run ``name`` on ``head_sha``; annotations beyond the first 50 are added
+    by updates of 50 (GitHub appends them)."""
+    first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
+    body = {
+        "name": name,
+        "head_sha": head_sha,
+        "status": "completed",
+        "conclusion": conclusion,
+        "output": {"title": title, "summary": summary, "annotations": first},
+    }
+
+    def existing() -> CheckRunRef | None:
+        # The same name, title and summary on the same commit: ours, created before the 5xx.
+        data = client._request(
+            "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
+        )
+        for run in data.get("check_runs") or []:
+            output = run.get("output") or {}
+            if output.get("title") == title and output.get("summary") == summary:
+                return CheckRunRef(int(run["id"]), str(run.get("html_url") or ""))
+        return None
+
+    created = client.send(
+        f"create the check run '{name}'",
+        lambda: client._request("POST", "/check-runs", body),
+        read_back=existing,
+    )
+    ref = (
+        created
+        if isinstance(created, CheckRunRef)
+        else CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
+    )
+    total = len(first)
+    for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
+        batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
+        total += len(batch)
+        _append(client, ref.id, title=title, summary=summary, batch=batch, expected=total)
+    return ref
+
+
+def _append(
+    client: GitHubClient,
+    run_id: int,
+    *,
+    title: str,
+    summary: str,
+    batch: list[dict[str, Any]],
+    expected: int,
+) -> None:
+    """Add ``batch`` to the check run's annotations (a PATCH appends: never sent twice)."""
+
+    def landed() -> bool | None:
+        run = client._request("GET", f"/check-runs/{run_id}")
+        return (
+            True
+            if int((run.get("output") or {}).get("annotations_count") or 0) >= expected
+            else None
+        )
+
+    client.send(
+        f"add annotations to check run {run_id}",
+        lambda: client._request(
+            "PATCH",
+            f"/check-runs/{run_id}",
+            {"output": {"title": title, "summary": summary, "annotations": batch}},
+        ),
+        read_back=landed,
+    )
+
+
+def workflow_exists(client: GitHubClient, workflow: str) -> bool:
+    """True when ``workflow`` (a file name under .github/workflows, or an id) exists on the
+    default branch; False on 404. Other refusals raise :class:`GitHubError`."""
+    try:
+        call(
+            f"read the workflow '{workflow}'",
+            lambda: client._request("GET", f"/actions/workflows/{quote(workflow, safe='')}"),
+        )
+    except GitHubError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True
+
+
+def dispatch_workflow(client: GitHubClient, workflow: str, *, ref: str) -> None:
+    """Start ``workflow`` on ``ref`` (needs ``actions: write`` and an ``on: workflow_dispatch``
+    trigger). After a 5xx answer the workflow's dispatched runs on ``ref`` are counted again: a
+    new one means the dispatch landed and it is not sent twice."""
+    path = f"/actions/workflows/{quote(workflow, safe='')}"
+    runs_query = f"{path}/runs?event=workflow_dispatch&branch={quote(ref, safe='')}"
+
+    def count() -> int | None:
+        try:
+            data = call(
+                f"list the runs of '{workflow}'", lambda: client._request("GET", runs_query)
+            )
+        except GitHubError:
+            return None
+        return int(data.get("total_count") or 0)
+
+    before = count()
+
+    def landed() -> bool | None:
+        if before is None:
+            return None
+        client.sender._pause(DISPATCH_SETTLE_S)
+        after = count()
+        return True if after is not None and after > before else None
+
+    client.send(
+        f"start the workflow '{workflow}' on '{ref}'",
+        lambda: client._request("POST", f"{path}/dispatches", {"ref": ref}),
+        read_back=landed if before is not None else None,
+    )
