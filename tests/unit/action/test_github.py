@@ -337,3 +337,87 @@ def test_committed_content_is_sent_base64_encoded_once(gh: FakeGitHubServer) -> 
     )
     stored = gh.repos[REPO].files["feature"]["f.json"]["content"]
     assert stored == payload and base64.b64encode(stored) != stored
+
+
+# ── check runs, as the Checks API takes them ──
+
+
+def annotation(i: int) -> dict[str, object]:
+    return {
+        "path": "canary.yaml",
+        "start_line": i + 1,
+        "end_line": i + 1,
+        "annotation_level": "warning",
+        "message": f"regression {i}",
+    }
+
+
+def test_more_than_50_annotations_go_in_batches_of_50(gh: FakeGitHubServer) -> None:
+    notes = [annotation(i) for i in range(120)]
+    ref = client(gh).create_check_run(
+        name="PromptCanary: s (m)",
+        head_sha=HEAD_SHA,
+        conclusion="failure",
+        title="t",
+        summary="s",
+        annotations=notes,
+    )
+    run = gh.repos[REPO].check_runs[ref.id]
+    assert run["annotations"] == notes and run["requests"] == 3  # POST 50, PATCH 50, PATCH 20
+    assert gh.count("PATCH", r"/check-runs/\d+$") == 2
+
+
+def test_the_fake_refuses_check_runs_as_github_does(gh: FakeGitHubServer) -> None:
+    c = client(gh)
+    base = {"name": "n", "head_sha": HEAD_SHA, "status": "completed", "conclusion": "success"}
+    for output, needle in (
+        ({"title": "t", "summary": "x" * 65_536}, "65535 characters"),
+        ({"title": "t", "summary": "s", "annotations": [annotation(i) for i in range(51)]}, "50"),
+        ({"title": "t", "summary": "s", "annotations": [{"path": "a"}]}, "Invalid annotation"),
+    ):
+        with pytest.raises(GitHubError) as refused:
+            c.send(
+                "create", lambda o=output: c._request("POST", "/check-runs", {**base, "output": o})
+            )
+        assert refused.value.status == 422 and needle in str(refused.value)
+    with pytest.raises(GitHubError) as no_commit:
+        c.send("create", lambda: c._request("POST", "/check-runs", {**base, "head_sha": "0" * 40}))
+    assert no_commit.value.status == 422
+    with pytest.raises(GitHubError) as no_checks:
+        client(gh, CONTENTS_READ).create_check_run(
+            name="n",
+            head_sha=HEAD_SHA,
+            conclusion="success",
+            title="t",
+            summary="s",
+            annotations=[],
+        )
+    assert no_checks.value.status == 403 and "checks: write" in (no_checks.value.hint or "")
+
+
+def test_a_check_run_post_answered_502_is_read_back(gh: FakeGitHubServer) -> None:
+    gh.fail("POST", "/check-runs$", 502, times=1, after=True)
+    ref = client(gh).create_check_run(
+        name="n", head_sha=HEAD_SHA, conclusion="success", title="t", summary="s", annotations=[]
+    )
+    assert list(gh.repos[REPO].check_runs) == [ref.id] and gh.count("POST", "/check-runs$") == 1
+
+
+def test_a_label_refused_for_want_of_issues_write_says_so(gh: FakeGitHubServer) -> None:
+    with pytest.raises(GitHubError) as refused:
+        client(gh, CONTENTS_READ).ensure_label(
+            "promptcanary:promote", color="fbca04", description="d"
+        )
+    assert refused.value.status == 403 and "`issues: write`" in (refused.value.hint or "")
+
+
+def test_rate_limit_waits_follow_retry_after_and_a_minute_without() -> None:
+    from promptcanary.action.github_calls import is_rate_limit, rate_limit_wait
+
+    assert is_rate_limit(429, "", {}) and is_rate_limit(403, "", {"retry-after": "5"})
+    assert is_rate_limit(403, "You have exceeded a secondary rate limit", {})
+    assert not is_rate_limit(403, "Resource not accessible by integration", {})
+    assert rate_limit_wait("", {"Retry-After": "12"}, secondary_wait_s=60) == 12
+    assert rate_limit_wait("secondary rate limit", {}, secondary_wait_s=60) == 60
+    reset = {"X-RateLimit-Reset": "1000"}
+    assert rate_limit_wait("API rate limit exceeded", reset, secondary_wait_s=60, now=900) == 101

@@ -164,3 +164,15 @@ def test_markers_are_per_suite_and_model_and_added_once() -> None:
 def test_skipped_markdown_has_no_marker_unless_asked() -> None:
     assert render.skipped_markdown("why", WHERE).startswith("## 🐤 PromptCanary: skipped")
     assert render.skipped_markdown("why", WHERE, marker="<!-- m -->").startswith("<!-- m -->\n")
+
+
+def test_the_check_run_summary_fits_githubs_limit_without_the_marker() -> None:
+    from promptcanary.action import checks
+
+    marker = "<!-- promptcanary: suite=s, model=m -->"
+    summary = checks.summary_for(f"{marker}\n" + "x" * 200_000, marker)
+    assert len(summary) <= checks.SUMMARY_LIMIT and not summary.startswith("<!--")
+    assert "Cut to fit" in summary
+    assert checks.conclusion_for("passed", 0) == "success"
+    assert checks.conclusion_for("no-baseline", 0) == "neutral"
+    assert checks.conclusion_for("skipped", 3) == "failure"
