@@ -204,3 +204,33 @@ def test_a_protected_branch_is_named_as_such(world: World, ruleset: bool) -> Non
     assert "branch protection rule or repository ruleset" in body
     assert "too long" not in body and "bypass list" in body
     assert world.gh.repos[REPO].commits == [] and check_runs(world) == []
+
+
+# ── the workflows `promptcanary init` writes grant what the action needs ──────────────────────
+
+
+def job_token(world: World, workflow: str, job: str) -> None:
+    """Run as the GITHUB_TOKEN that job's `permissions:` leave (examples == init's files)."""
+    import yaml
+
+    from tests.fakes.action_runner import ROOT
+
+    spec = yaml.safe_load((ROOT / "examples" / "workflows" / workflow).read_text("utf-8"))
+    token = f"ghs_{job}token".ljust(40, "0")
+    world.gh.tokens[token] = Token(BOT, permissions=dict(spec["jobs"][job]["permissions"]))
+    world.runner.token = token
+
+
+def test_the_check_jobs_permissions_create_the_label_and_publish_the_check(world: World) -> None:
+    job_token(world, "promptcanary-pr.yml", "check")
+    run = world.run("pull_request", load_event("pull_request.opened"))
+    assert LABEL in world.gh.repos[REPO].labels and len(check_runs(world)) == 1
+    assert not run.commands("warning") and world.bot_comments()
+
+
+def test_the_promote_jobs_permissions_commit_publish_and_dispatch(world: World) -> None:
+    job_token(world, "promptcanary-promote.yml", "promote")
+    run = world.run("pull_request", labeled())
+    assert run.outputs["result"] == "promoted" and not run.commands("warning")
+    repo = world.gh.repos[REPO]
+    assert len(repo.commits) == 1 and len(check_runs(world)) == 1 and len(repo.dispatches) == 1
