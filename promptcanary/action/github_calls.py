@@ -143,7 +143,8 @@ class Sender:
     waits: list[float] = field(default_factory=list)
     """Every pause taken, in order (read by tests and by nobody else)."""
 
-    def _pause(self, seconds: float) -> None:
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` (recorded in :attr:`waits`)."""
         self.waits.append(seconds)
         self.sleep(seconds)
 
@@ -178,7 +179,7 @@ class Sender:
                         message, exc.headers, secondary_wait_s=self.secondary_wait_s
                     )
                     if wait <= MAX_RATE_WAIT_S:
-                        self._pause(wait)
+                        self.pause(wait)
                         continue
                 if exc.status < 500:
                     raise github_error(what, exc) from None
@@ -202,4 +203,4 @@ class Sender:
                 applied = call(f"check whether GitHub did {what}", read_back)
                 if applied is not None:
                     return applied
-            self._pause(self.backoff_s * 2 ** (attempt - 1))
+            self.pause(self.backoff_s * 2 ** (attempt - 1))

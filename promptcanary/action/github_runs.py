@@ -147,7 +147,7 @@ def dispatch_workflow(client: GitHubClient, workflow: str, *, ref: str) -> None:
     def landed() -> bool | None:
         if before is None:
             return None
-        client.sender._pause(DISPATCH_SETTLE_S)
+        client.sender.pause(DISPATCH_SETTLE_S)
         after = count()
         return True if after is not None and after > before else None
 

@@ -85,6 +85,29 @@ def test_no_baseline_is_a_neutral_check_run(world: World) -> None:
     assert check["conclusion"] == "neutral" and "No baseline yet" in check["output"]["title"]
 
 
+@pytest.mark.parametrize(
+    ("fail_on_skip", "conclusion"), [("false", "neutral"), ("true", "failure")]
+)
+def test_a_dependabot_skip_is_a_check_run_matching_the_exit(
+    world: World, fail_on_skip: str, conclusion: str
+) -> None:
+    world.runner.provider_env["OPENAI_API_KEY"] = ""
+    world.runner.actor = "dependabot[bot]"
+    run = world.run(
+        "pull_request", load_event("pull_request.opened"), **{"fail-on-skip": fail_on_skip}
+    )
+    assert run.outputs["result"] == "skipped" and world.llm.requests == []
+    [check] = check_runs(world)
+    assert check["conclusion"] == conclusion and check["name"] == NAME
+
+
+def test_a_forks_pull_request_gets_no_check_run(world: World) -> None:
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"].update(full_name="forker/Hello-World", id=7)
+    run = world.run("pull_request", event)
+    assert run.outputs["result"] == "skipped" and world.gh.count("POST", "/check-runs$") == 0
+
+
 def test_without_checks_write_it_says_so_once_and_reports_as_before(world: World) -> None:
     world.runner.token = NO_CHECKS
     run = world.run("pull_request", labeled())
