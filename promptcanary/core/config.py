@@ -68,6 +68,9 @@ class SuiteSettings(BaseModel):
     """Per-request timeout in seconds."""
     max_attempts: int = Field(default=4, ge=1, le=20)
     """Attempts per request, retries included."""
+    stop_after_connection_failures: int = Field(default=5, ge=0, le=1000)
+    """Stop the run when this many attempts in a row could not connect and nothing has answered
+    (a server that is not there); 0: never, retry every request as usual."""
     max_error_rate: float = Field(default=0.2, ge=0.0, le=1.0)
     """Above this error rate a comparison is inconclusive."""
     regression_threshold: float = Field(default=0.05, ge=0.0, le=1.0)

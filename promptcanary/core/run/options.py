@@ -49,6 +49,9 @@ class RunOptions:
     sample_offset: int = 0
     """Index of the first sample (an adaptive run's confirmation rounds continue the numbering,
     so a replay provider answers each sample with its own saved response)."""
+    stop_after_connection_failures: int = 5
+    """Stop the run when this many attempts in a row could not connect and nothing has answered
+    yet (see core/run/breaker.py); 0: never stop for that, retry every request as usual."""
     workers: int = 1
     """Processes that share the run (each with its own event loop and ``concurrency / workers``
     slots; see core/run/workers.py). 1: this process only. Linux only; ignored elsewhere."""
@@ -59,6 +62,7 @@ class RunOptions:
             ("samples", 1),
             ("max_attempts", 1),
             ("workers", 1),
+            ("stop_after_connection_failures", 0),
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < minimum:
@@ -80,6 +84,7 @@ class RunOptions:
             max_cost_usd=settings.max_cost_usd,
             timeout=settings.timeout,
             max_attempts=settings.max_attempts,
+            stop_after_connection_failures=settings.stop_after_connection_failures,
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
