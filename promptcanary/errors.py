@@ -22,6 +22,7 @@ CLI and the Action both use :func:`exit_code_for`:
     3  could not measure: inconclusive run, provider down, no baseline
     4  a bug in PromptCanary (an exception it did not raise on purpose)
     5  (Action) a promotion was measured but its baseline could not be committed
+  130  interrupted (Ctrl-C); nothing was saved
  Messages never contain secrets: use :func:`redact` on anything that came from
 a provider before putting it into an error.
 """
@@ -46,6 +47,8 @@ EXIT_INTERNAL = 4
 #: Exit code (Action only): a promotion was measured but its baseline could not be committed
 #: (GitHub refused the commit, or the branch moved since the label).
 EXIT_PROMOTION_FAILED = 5
+#: Exit code: stopped by Ctrl-C (128 + SIGINT, as shells report it); nothing was saved.
+EXIT_INTERRUPTED = 130
 
 
 class PromptCanaryError(Exception):
