@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
+    announce_plan,
     default_baseline_dir,
     load_run,
     load_suite,
@@ -121,6 +122,13 @@ def compare_command(args: CompareArgs) -> int:
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
         snapshot = _baseline(args, store, suite.name, provider.config.model_id)
+        if overrides.replay is None:
+            from promptcanary.providers.litellm import token_price
+
+            plan = pipeline.plan_run(
+                suite, overrides, provider.config.model_id, baseline=snapshot, pricer=token_price
+            )
+            announce_plan(plan, yes=args.yes, quiet=args.quiet)
         current = measure(suite, args, overrides, provider, baseline=snapshot)
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))

@@ -5,6 +5,7 @@ One path from settings to a verdict, written once so the two front-ends cannot d
     overrides = Overrides(model=..., samples=..., regression_threshold=...)
     model     = resolve_model(overrides, suite)          # flag/input, else replay, else canary.yaml
     provider  = make_provider(model, overrides)          # LiteLLM, or a replay of a saved run
+    plan      = plan_run(suite, overrides, model, ...)   # requests and estimated cost, beforehand
     run       = measure(suite, provider, overrides)      # the suite with the overrides applied
     reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
     baseline  = latest_baseline(store, suite, model)     # or None
@@ -20,6 +21,7 @@ comment what comes back. Nothing here prints, reads the environment or knows abo
 
 from __future__ import annotations
 
+from promptcanary.pipeline.cost import RunPlan, plan_run
 from promptcanary.pipeline.measure import (
     measure,
     measure_batch,
@@ -44,6 +46,7 @@ __all__ = [
     "SEVERITIES",
     "GatePolicy",
     "Overrides",
+    "RunPlan",
     "Verdict",
     "check_suite_matches",
     "compare_with_settings",
@@ -58,6 +61,7 @@ __all__ = [
     "over_threshold",
     "parse_duration",
     "parse_samples",
+    "plan_run",
     "resolve_model",
     "unusable_reason",
 ]
