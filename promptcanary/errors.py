@@ -2,7 +2,8 @@
 
     PromptCanaryError                 root: anything we raise deliberately
     ├── ConfigError                   canary.yaml / CLI options / Action inputs are wrong   (exit 2)
-    │   └── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
+    │   ├── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
+    │   └── SuiteNotFoundError        no canary.yaml at that path (also a FileNotFoundError) (exit 2)
     ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
     │   └── SuiteMismatchError        a baseline and a run of different suites (also ValueError)
     ├── ProviderError                 the model could not be called                          (exit 3)
@@ -104,6 +105,11 @@ class ConfigError(PromptCanaryError):
 
 class ProbeConfigError(ConfigError):
     """A probe's ``type`` is unknown or one of its parameters is missing or wrong."""
+
+
+class SuiteNotFoundError(ConfigError, FileNotFoundError):
+    """The suite file does not exist. Also a ``FileNotFoundError``, which is what
+    ``CanarySuite.from_yaml`` raised in promptcanary 0.2."""
 
 
 class InputError(PromptCanaryError):

@@ -52,10 +52,16 @@ def _check_args(args: CompareArgs) -> None:
             field="--current",
         )
     if args.current is None and args.config is None:
+        # Like `run`: ./canary.yaml unless -c says otherwise. Without it, say where we looked.
+        if Path("canary.yaml").is_file():
+            args.config = Path("canary.yaml")
+            return
         raise ConfigError(
-            "nothing to compare",
+            f"nothing to compare: no canary.yaml in {Path.cwd()}, and neither -c nor --current "
+            "was given",
             field="--config",
-            hint="Pass -c canary.yaml with -p MODEL to run the suite, or --current run.json.",
+            hint="Run from the suite's folder, or pass -c path/to/canary.yaml with -p MODEL to "
+            "run the suite, or --current run.json to compare a saved run.",
         )
 
 

@@ -21,7 +21,7 @@ from promptcanary.core.verdict.adaptive import (
     DEFAULT_SCREEN_ALPHA,
     DEFAULT_SCREENING,
 )
-from promptcanary.errors import ConfigError, validation_parts
+from promptcanary.errors import ConfigError, SuiteNotFoundError, validation_parts
 
 if TYPE_CHECKING:
     from promptcanary.core.probes.base import BaseProbe
@@ -157,6 +157,12 @@ def load_yaml_file(path: str | Path) -> Any:
     from promptcanary.files import MAX_YAML_BYTES, read_text
 
     p = Path(path)
+    if not p.exists():
+        raise SuiteNotFoundError(
+            "file not found" + ("" if p.is_absolute() else f" (looked in {Path.cwd()})"),
+            file=p,
+            hint="Create one with `promptcanary init`, or pass the right path with -c/--config.",
+        )
     text = read_text(
         p,
         what="suite file",
@@ -175,11 +181,35 @@ def load_yaml_file(path: str | Path) -> Any:
         raise exc.relocate(file=p) from exc
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        tab = _tab_column(text, exc.problem_mark)
+        if tab is not None:
+            raise ConfigError(
+                f"invalid YAML: a tab character (column {tab}); YAML indents with spaces only",
+                file=p,
+                line=line,
+                hint="Replace the tab with spaces (most editors: convert indentation to spaces).",
+            ) from exc
         raise ConfigError(
             f"invalid YAML: {exc.problem or exc}", file=p, line=line, hint="Fix the YAML syntax."
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"invalid YAML: {exc}", file=p) from exc
+
+
+def _tab_column(text: str, mark: Any) -> int | None:
+    """1-based column of the tab PyYAML stumbled on (at its mark, or in the indentation of that
+    line), else None. PyYAML's own words for it ("found character that cannot start any token")
+    do not say it is a tab, which is invisible in most editors."""
+    if mark is None:
+        return None
+    lines = text.splitlines()
+    if not 0 <= mark.line < len(lines):
+        return None
+    row = lines[mark.line]
+    if 0 <= mark.column < len(row) and row[mark.column] == "\t":
+        return int(mark.column) + 1
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    return indent.index("\t") + 1 if "\t" in indent else None
 
 
 def unknown_key_error(
