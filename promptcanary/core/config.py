@@ -13,18 +13,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from promptcanary.core.models import CanaryPrompt
-from promptcanary.core.verdict.adaptive import (
-    DEFAULT_BASELINE_SAMPLES,
-    DEFAULT_BATCH,
-    DEFAULT_CAP,
-    DEFAULT_FUTILITY,
-    DEFAULT_SCREEN_ALPHA,
-    DEFAULT_SCREENING,
-)
 from promptcanary.errors import ConfigError, SuiteNotFoundError, validation_parts
 
 if TYPE_CHECKING:
     from promptcanary.core.probes.base import BaseProbe
+
+
+# Defaults that the settings model and the verdict engine share. They live with the settings
+# (core/verdict/adaptive.py's AdaptivePolicy imports them from here, never the other way round);
+# the adaptive ones were chosen from benchmarks/verdicts.py --adaptive (docs/benchmarks.md).
+DEFAULT_BASELINE_SAMPLES = 30
+DEFAULT_SCREENING = 3
+DEFAULT_BATCH = 10
+DEFAULT_CAP = 50
+DEFAULT_SCREEN_ALPHA = 0.3
+DEFAULT_FUTILITY = 0.5
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_EFFECT = 0.1
 
 
 class SuiteSettings(BaseModel):
@@ -77,9 +82,9 @@ class SuiteSettings(BaseModel):
     """Minimum score drop for a single-sample regression."""
     improvement_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
     """Minimum score gain for a single-sample improvement."""
-    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    alpha: float = Field(default=DEFAULT_ALPHA, gt=0.0, lt=1.0)
     """False discovery rate for multi-sample tests."""
-    min_effect: float = Field(default=0.1, ge=0.0, le=1.0)
+    min_effect: float = Field(default=DEFAULT_MIN_EFFECT, ge=0.0, le=1.0)
     """Minimum drop in pass rate / mean score for a multi-sample regression."""
 
     @field_validator("provider")

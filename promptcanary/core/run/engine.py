@@ -31,8 +31,7 @@ from promptcanary.errors import ProviderError, redact
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
-    from promptcanary.core.run.options import ProgressCallback, RunOptions
-    from promptcanary.core.suite import CanarySuite
+    from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 log = logging.getLogger("promptcanary.runner")
@@ -50,7 +49,7 @@ class RunExecution:
 
     def __init__(
         self,
-        suite: CanarySuite,
+        suite: RunnableSuite,
         provider: BaseLLMProvider,
         config: ProviderConfig,
         options: RunOptions,

@@ -9,18 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.models import CanaryPrompt, ProbeSpec
+    from promptcanary.core.probes.base import BaseProbe
 
-__all__ = ["ProgressCallback", "RunOptions"]
+__all__ = ["ProgressCallback", "RunOptions", "RunnableSuite"]
 
 #: Receives progress events ``(event, data)``: start, done, retry, end (see core/run/progress.py).
 ProgressCallback = Callable[[str, dict[str, Any]], None]
+
+
+class RunnableSuite(Protocol):
+    """What running needs from a suite. :class:`~promptcanary.core.suite.CanarySuite` is one;
+    core/run depends on this, not on core/suite, which calls into core/run to run itself."""
+
+    name: str
+    prompts: list[CanaryPrompt]
+
+    def probes_for(self, prompt: CanaryPrompt) -> list[tuple[BaseProbe, str]]:
+        """The probes that run on ``prompt``, with their ids, in suite order."""
+        ...
+
+    def probe_specs(self) -> list[ProbeSpec]:
+        """Every probe's id, type and parameters, as recorded in a run."""
+        ...
+
+    def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
+        """The system prompt sent with ``prompt``."""
+        ...
 
 
 @dataclass(frozen=True)

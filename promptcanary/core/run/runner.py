@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
 from promptcanary.core.run.engine import RunExecution, probe_one
-from promptcanary.core.run.options import ProgressCallback, RunOptions
+from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
-    from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
 
 __all__ = [
@@ -82,7 +81,7 @@ def abort_kind(result: CanaryRunResult) -> str | None:
 
 
 def run_suite(
-    suite: CanarySuite,
+    suite: RunnableSuite,
     provider: BaseLLMProvider,
     options: RunOptions,
     *,
@@ -117,7 +116,7 @@ def run_suite(
 
             if can_fork():
                 return run_in_workers(
-                    suite, _configured(provider, options), options, progress=progress
+                    suite, _configured(provider, options), options, run_suite, progress=progress
                 )
         asyncio.run(main())
         return cast("CanaryRunResult", box["result"])
@@ -137,7 +136,7 @@ def run_suite(
 
 
 async def arun_suite(
-    suite: CanarySuite,
+    suite: RunnableSuite,
     provider: BaseLLMProvider,
     options: RunOptions,
     *,

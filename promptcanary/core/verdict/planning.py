@@ -397,7 +397,8 @@ def baseline_strength(
     """Chance a lone pair dropping ``baseline_rate`` → ``baseline_rate - effect`` is flagged by
     ``samples: auto`` with a baseline of ``baseline_samples``, and with the default 30: what a
     report tells the owner of a thin baseline."""
-    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES, AdaptivePolicy
+    from promptcanary.core.config import DEFAULT_BASELINE_SAMPLES
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
     from promptcanary.core.verdict.power import adaptive_outcome
 
     policy = AdaptivePolicy(screening=max(2, screening))
