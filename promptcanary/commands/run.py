@@ -72,9 +72,8 @@ def run_command(args: RunArgs) -> int:
         if overrides.replay is None:
             provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
             from promptcanary.providers.litellm import token_price
-            from promptcanary.storage.file import FileBaselineStore
 
-            store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
+            store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
             plan = pipeline.plan_run(
                 suite,
                 overrides,
@@ -118,9 +117,9 @@ def run_command(args: RunArgs) -> int:
                 hint="A baseline must be a run that measured the model. Fix the provider errors "
                 "shown above and run again.",
             )
-        from promptcanary.storage.file import FileBaselineStore, filename_for
+        from promptcanary.storage.file import filename_for
 
-        store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
+        store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
         snapshot = store.save(run, note=args.note)
         stderr_console().print(
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
