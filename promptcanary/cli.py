@@ -502,7 +502,7 @@ def version() -> None:
     """Print the PromptCanary version."""
     from promptcanary import __version__
 
-    typer.echo(f"promptcanary {__version__}")
+    typer.echo(f"PromptCanary {__version__}")  # promptcanary 0.2's wording
 
 
 def _done(code: int) -> None:
