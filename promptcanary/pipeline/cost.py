@@ -58,8 +58,9 @@ class RunPlan:
             text += f"; estimated ${self.cost_usd:,.2f}"
         else:
             text += "; cost unknown"
-            if self.cost_note:
-                text += f" ({self.cost_note.rstrip('.')})"
+            reason = self.cost_note.split(" (")[0].rstrip(".")
+            if reason:
+                text += f": {reason[:1].lower()}{reason[1:]}"
         return text + "."
 
 

@@ -85,3 +85,17 @@ def test_a_server_that_resets_its_first_connections_then_serves_is_measured(
         assert len(server.requests) == PROMPTS
     assert result.returncode == 0, result.stderr
     assert "Could not connect" not in result.stderr + result.stdout
+
+
+def test_compare_against_a_dead_server_is_inconclusive_and_names_it(project: Path) -> None:
+    with FakeLLMServer(lambda r: "OK") as server:
+        saved = run_cli(
+            "run", "-s", "--baseline-samples", "2", "-p", "openai/x", "--api-base",
+            server.base_url, "--no-progress", cwd=project,
+        )  # fmt: skip
+        assert saved.returncode == 0, saved.stderr
+    base = f"http://127.0.0.1:{closed_port()}/v1"
+    result = run_cli("compare", "-p", "openai/x", "--api-base", base, "--no-progress", cwd=project)
+    assert result.returncode == 3, result.stderr
+    assert f"{base} could not be reached" in " ".join(result.stdout.split())
+    assert "Traceback" not in result.stderr

@@ -117,8 +117,9 @@ def test_compare_prices_its_screening_from_the_baseline_and_asks_over_a_dollar(
         args = (*model, "--api-base", server.base_url, "--no-progress")
         saved = run_cli("run", "-s", *args, "-y", cwd=project, env_extra={"CI": None})
         assert saved.returncode == 0, saved.stderr
-        assert "Plan: 24 request(s) (12 prompt(s) x 2) on openai/gpt-4o-mini; cost unknown" in (
-            saved.stderr
+        assert (
+            "Plan: 24 request(s) (12 prompt(s) x 2) on openai/gpt-4o-mini; cost unknown: "
+            "no baseline yet" in saved.stderr
         )
         sent = len(server.requests)
         monkeypatch.setattr(sys, "stdin", Terminal("no\n"))
