@@ -52,6 +52,15 @@ BaselineDirOpt = Annotated[
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Send without asking, however large the run (in a terminal, a run over 1,000 "
+        "requests or $1 asks first; CI never asks).",
+    ),
+]
 
 
 def _positive(value: float | None) -> float | None:
@@ -224,6 +233,7 @@ def run(
     ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Run the suite against a model and show the scores (optionally save a baseline)."""
     options = dict(locals())
@@ -304,6 +314,7 @@ def compare(
     ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Compare a run (fresh, or saved with --current) with the newest baseline."""
     options = dict(locals())
@@ -491,7 +502,7 @@ def version() -> None:
     """Print the PromptCanary version."""
     from promptcanary import __version__
 
-    typer.echo(f"promptcanary {__version__}")
+    typer.echo(f"PromptCanary {__version__}")  # promptcanary 0.2's wording
 
 
 def _done(code: int) -> None:

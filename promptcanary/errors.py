@@ -2,7 +2,8 @@
 
     PromptCanaryError                 root: anything we raise deliberately
     ├── ConfigError                   canary.yaml / CLI options / Action inputs are wrong   (exit 2)
-    │   └── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
+    │   ├── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
+    │   └── SuiteNotFoundError        no canary.yaml at that path (also a FileNotFoundError) (exit 2)
     ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
     │   └── SuiteMismatchError        a baseline and a run of different suites (also ValueError)
     ├── ProviderError                 the model could not be called                          (exit 3)
@@ -22,6 +23,7 @@ CLI and the Action both use :func:`exit_code_for`:
     3  could not measure: inconclusive run, provider down, no baseline
     4  a bug in PromptCanary (an exception it did not raise on purpose)
     5  (Action) a promotion was measured but its baseline could not be committed
+  130  interrupted (Ctrl-C); nothing was saved
  Messages never contain secrets: use :func:`redact` on anything that came from
 a provider before putting it into an error.
 """
@@ -46,6 +48,8 @@ EXIT_INTERNAL = 4
 #: Exit code (Action only): a promotion was measured but its baseline could not be committed
 #: (GitHub refused the commit, or the branch moved since the label).
 EXIT_PROMOTION_FAILED = 5
+#: Exit code: stopped by Ctrl-C (128 + SIGINT, as shells report it); nothing was saved.
+EXIT_INTERRUPTED = 130
 
 
 class PromptCanaryError(Exception):
@@ -101,6 +105,11 @@ class ConfigError(PromptCanaryError):
 
 class ProbeConfigError(ConfigError):
     """A probe's ``type`` is unknown or one of its parameters is missing or wrong."""
+
+
+class SuiteNotFoundError(ConfigError, FileNotFoundError):
+    """The suite file does not exist. Also a ``FileNotFoundError``, which is what
+    ``CanarySuite.from_yaml`` raised in promptcanary 0.2."""
 
 
 class InputError(PromptCanaryError):

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.suite import CanarySuite
     from promptcanary.pipeline import Overrides
+    from promptcanary.pipeline.cost import RunPlan
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -186,6 +187,7 @@ class RunFlags:
     output_html: Path | None = None
     no_progress: bool = False
     quiet: bool = False
+    yes: bool = False
 
     def overrides(self, **extra: Any) -> Overrides:
         """The flags that change the run (and, for compare, the thresholds) as one value."""
@@ -234,4 +236,54 @@ def measure(
         baseline=baseline,
         for_baseline=for_baseline,
         notify=notify,
+    )
+
+
+def interactive() -> bool:
+    """True when a person can answer a question: stdin is a terminal and no CI is declared
+    (``CI`` set, as GitHub Actions, GitLab and most CI services do)."""
+    import os
+
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    try:
+        return bool(sys.stdin.isatty())
+    except (AttributeError, ValueError):  # no stdin, or a closed one
+        return False
+
+
+def announce_plan(plan: RunPlan | None, *, yes: bool, quiet: bool) -> None:
+    """Print what the run will send and cost; in a terminal, ask first when that is over the
+    thresholds (pipeline/cost.py; ``--yes`` skips the question, CI is never asked).
+
+    Raises:
+        ConfigError: the question was answered no (exit 2, nothing sent).
+    """
+    if plan is None:  # a replay sends nothing
+        return
+    import os
+
+    from promptcanary.errors import ConfigError
+    from promptcanary.pipeline.cost import ConfirmThresholds, needs_confirmation
+
+    ask = (
+        not yes
+        and needs_confirmation(plan, ConfirmThresholds.from_env(os.environ))
+        and interactive()
+    )
+    if quiet and not ask:
+        return
+    sys.stderr.write(plan.line() + "\n")
+    if not ask:
+        return
+    sys.stderr.write("Send them? [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer in ("y", "yes"):
+        return
+    raise ConfigError(
+        "not confirmed: nothing was sent",
+        field="--yes",
+        hint="Pass --yes (-y) to send without asking; PROMPTCANARY_CONFIRM_REQUESTS and "
+        "PROMPTCANARY_CONFIRM_USD move the thresholds (1000 requests, $1).",
     )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
+    announce_plan,
     default_baseline_dir,
-    load_run,
     load_suite,
     measure,
     start_litellm_warm_up,
@@ -17,11 +16,7 @@ from promptcanary.commands.common import (
     write_report_files,
     write_text,
 )
-from promptcanary.errors import ConfigError, CorruptBaselineError, InputError, SuiteMismatchError
-
-if TYPE_CHECKING:
-    from promptcanary.core.models import BaselineSnapshot
-    from promptcanary.storage.file import FileBaselineStore
+from promptcanary.errors import ConfigError
 
 
 @dataclass
@@ -51,10 +46,16 @@ def _check_args(args: CompareArgs) -> None:
             field="--current",
         )
     if args.current is None and args.config is None:
+        # Like `run`: ./canary.yaml unless -c says otherwise. Without it, say where we looked.
+        if Path("canary.yaml").is_file():
+            args.config = Path("canary.yaml")
+            return
         raise ConfigError(
-            "nothing to compare",
+            f"nothing to compare: no canary.yaml in {Path.cwd()}, and neither -c nor --current "
+            "was given",
             field="--config",
-            hint="Pass -c canary.yaml with -p MODEL to run the suite, or --current run.json.",
+            hint="Run from the suite's folder, or pass -c path/to/canary.yaml with -p MODEL to "
+            "run the suite, or --current run.json to compare a saved run.",
         )
 
 
@@ -93,89 +94,50 @@ def compare_command(args: CompareArgs) -> int:
 
     if args.current is None:
         start_litellm_warm_up(args.replay)
-    suite = None
-    settings = SuiteSettings()
-    suite_name: str | None = None
-    if args.config is not None and args.current is not None:
-        # Comparing a saved run: only the suite's name and thresholds are needed.
-        suite_name, settings = load_header(args.config)
-    elif args.config is not None:
-        suite = load_suite(args.config)
-        suite_name, settings = suite.name, suite.settings
-
-    from promptcanary.storage.file import FileBaselineStore
-
-    store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
-
+    store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
     if args.current is not None:
-        current = load_run(args.current)
-        if suite_name is not None and suite_name != current.suite_name:
-            raise ConfigError(
-                f"{args.current} is a run of suite '{current.suite_name}', not '{suite_name}'",
-                field="--current",
-            )
-        snapshot = _baseline(args, store, current.suite_name, current.provider.model_id)
+        # Comparing a saved run: only the suite's name and thresholds are needed.
+        suite_name, settings = (
+            load_header(args.config) if args.config is not None else (None, SuiteSettings())
+        )
+        current = pipeline.load_current(args.current, suite_name)
+        snapshot = pipeline.find_baseline(
+            store, current.suite_name, current.provider.model_id, args.baseline
+        )
     else:
-        assert suite is not None
+        assert args.config is not None
+        suite = load_suite(args.config)
+        settings = suite.settings
         provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
         # Find the baseline before calling the model: no point paying for a run that has
         # nothing to be compared with.
-        snapshot = _baseline(args, store, suite.name, provider.config.model_id)
+        snapshot = pipeline.find_baseline(
+            store, suite.name, provider.config.model_id, args.baseline
+        )
+        if overrides.replay is None:
+            from promptcanary.providers.litellm import token_price
+
+            plan = pipeline.plan_run(
+                suite, overrides, provider.config.model_id, baseline=snapshot, pricer=token_price
+            )
+            announce_plan(plan, yes=args.yes, quiet=args.quiet)
         current = measure(suite, args, overrides, provider, baseline=snapshot)
     if args.save_run:
         write_text(args.save_run, current.model_dump_json(indent=2))
 
     where = str(args.baseline) if args.baseline is not None else "the newest baseline"
     report = pipeline.compare_with_settings(snapshot, current, settings, overrides, where=where)
-
-    history = None
-    if args.output_html and args.baseline is None:
-        history = store.load_all(current.suite_name, current.provider.model_id)
     write_report_files(
         report,
         output_md=args.output_md,
         output_html=args.output_html,
         output_json=args.output_json,
-        history=history,
+        # The HTML report's trend chart: the stored baselines (none for an explicit file).
+        history=pipeline.history(store, current)
+        if args.output_html and args.baseline is None
+        else None,
     )
     from promptcanary.core.reporter import DriftReporter
 
     DriftReporter(report).print_terminal(stdout_console(), quiet=args.quiet)
     return pipeline.gate(report, policy).exit_code
-
-
-def _baseline(
-    args: CompareArgs, store: FileBaselineStore, suite_name: str, model_id: str
-) -> BaselineSnapshot:
-    if args.baseline is None:
-        return store.load_latest(suite_name, model_id)
-    try:
-        snapshot = store.load_from_path(args.baseline)
-    except CorruptBaselineError:
-        _refuse_a_run_as_baseline(args.baseline)
-        raise
-    if snapshot.suite_name != suite_name:  # refused before any request is paid for
-        raise SuiteMismatchError(
-            f"{args.baseline} is a baseline of suite '{snapshot.suite_name}', not '{suite_name}'",
-            hint="Pass a baseline of this suite with --baseline (see `promptcanary baselines "
-            "list`), or leave --baseline out to use the newest one.",
-        )
-    return snapshot
-
-
-def _refuse_a_run_as_baseline(path: Path) -> None:
-    """A saved run passed as --baseline: say so, rather than calling the file corrupt."""
-    import json
-
-    try:
-        data = json.loads(path.read_bytes())
-        if not isinstance(data, dict) or "run_result" in data:
-            return  # a baseline (of a newer schema, or broken): the baseline error stands
-        load_run(path)
-    except (InputError, OSError, ValueError, RecursionError):
-        return  # not a run either: the corrupt-baseline error stands
-    raise InputError(
-        f"{path} is a saved run, not a baseline",
-        hint=f"Compare it with --current {path}, or make it a baseline: "
-        f"promptcanary run -c canary.yaml --replay {path} --save-baseline.",
-    )

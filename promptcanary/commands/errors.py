@@ -9,6 +9,7 @@ from typing import Any
 
 from promptcanary.errors import (
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_USAGE,
     ConfigError,
     PromptCanaryError,
@@ -73,6 +74,30 @@ def _validation_message(exc: BaseException) -> str | None:
     return redact(f"invalid {model} field '{where}': {first.get('msg', 'invalid')}{shown}")
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` is, or was raised while handling, a KeyboardInterrupt."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _say_interrupted(argv: list[str] | None) -> int:
+    """One line on stderr, no traceback. A run or comparison writes its files only once it is
+    complete, so after Ctrl-C nothing of it was saved."""
+    words = argv if argv is not None else sys.argv[1:]
+    command = next((w for w in words if not w.startswith("-")), "")
+    if command in ("run", "compare"):
+        sys.stderr.write(f"Interrupted: `promptcanary {command}` stopped; nothing was saved.\n")
+    else:
+        sys.stderr.write("Interrupted.\n")
+    return EXIT_INTERRUPTED
+
+
 def run_cli(app: Any, argv: list[str] | None) -> int:
     """Run the typer ``app`` without click's own exit handling and map errors to exit codes."""
     # Standalone mode: click itself reports usage errors (exit 2) and turns typer.Exit into
@@ -80,6 +105,8 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
     try:
         app(args=argv, prog_name="promptcanary")
     except SystemExit as exc:
+        if _interrupted(exc):  # typer turns Ctrl-C into a silent exit 130
+            return _say_interrupted(argv)
         code = exc.code
         if code is None:
             return 0
@@ -88,8 +115,7 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
         print_error(exc)
         return exit_code_for(exc)
     except KeyboardInterrupt:
-        sys.stderr.write("Interrupted.\n")
-        return 130
+        return _say_interrupted(argv)
     except BrokenPipeError:
         return 0
     except RecursionError:  # data nested deeper than any limit we check reached a recursive step

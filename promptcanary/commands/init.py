@@ -12,7 +12,7 @@ from promptcanary.errors import EXIT_OK, ConfigError
 
 CANARY_YAML = """\
 # PromptCanary suite: prompts sent to the model and probes that score every response.
-# Reference: https://github.com/promptcanary/promptcanary#canaryyaml-reference
+# Reference: https://github.com/promptcanary/promptcanary-action#canaryyaml-reference
 name: {name}
 description: "Canary prompts guarding our production LLM features."
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
+    announce_plan,
     default_baseline_dir,
     load_suite,
     measure,
@@ -67,7 +68,22 @@ def run_command(args: RunArgs) -> int:
             progress=progress_callback(not args.no_progress and not args.quiet),
         )
     else:
-        run = measure(suite, args, overrides, for_baseline=args.save_baseline)
+        provider = None
+        if overrides.replay is None:
+            provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
+            from promptcanary.providers.litellm import token_price
+
+            store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
+            plan = pipeline.plan_run(
+                suite,
+                overrides,
+                provider.config.model_id,
+                for_baseline=args.save_baseline,
+                store=store,
+                pricer=token_price,
+            )
+            announce_plan(plan, yes=args.yes, quiet=args.quiet)
+        run = measure(suite, args, overrides, provider, for_baseline=args.save_baseline)
 
     # The run is written before anything can fail, so a measured run is never lost. If -o fails
     # anyway (its text is then kept elsewhere), the reports and the baseline are still written.
@@ -101,9 +117,9 @@ def run_command(args: RunArgs) -> int:
                 hint="A baseline must be a run that measured the model. Fix the provider errors "
                 "shown above and run again.",
             )
-        from promptcanary.storage.file import FileBaselineStore, filename_for
+        from promptcanary.storage.file import filename_for
 
-        store = FileBaselineStore(default_baseline_dir(args.baseline_dir, args.config))
+        store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
         snapshot = store.save(run, note=args.note)
         stderr_console().print(
             f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from promptcanary.core.config import DEFAULT_BASELINE_SAMPLES
 from promptcanary.core.models import (
     BaselineSnapshot,
     CanaryRunResult,
@@ -23,7 +24,6 @@ from promptcanary.core.models import (
     ProbeResult,
 )
 from promptcanary.core.text import clip
-from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES
 from promptcanary.core.verdict.pairs import Side
 
 #: Longest excerpt of a prompt/response kept in a report for a changed pair.

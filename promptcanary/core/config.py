@@ -13,18 +13,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from promptcanary.core.models import CanaryPrompt
-from promptcanary.core.verdict.adaptive import (
-    DEFAULT_BASELINE_SAMPLES,
-    DEFAULT_BATCH,
-    DEFAULT_CAP,
-    DEFAULT_FUTILITY,
-    DEFAULT_SCREEN_ALPHA,
-    DEFAULT_SCREENING,
-)
-from promptcanary.errors import ConfigError, validation_parts
+from promptcanary.errors import ConfigError, SuiteNotFoundError, validation_parts
 
 if TYPE_CHECKING:
     from promptcanary.core.probes.base import BaseProbe
+
+
+# Defaults that the settings model and the verdict engine share. They live with the settings
+# (core/verdict/adaptive.py's AdaptivePolicy imports them from here, never the other way round);
+# the adaptive ones were chosen from benchmarks/verdicts.py --adaptive (docs/benchmarks.md).
+DEFAULT_BASELINE_SAMPLES = 30
+DEFAULT_SCREENING = 3
+DEFAULT_BATCH = 10
+DEFAULT_CAP = 50
+DEFAULT_SCREEN_ALPHA = 0.3
+DEFAULT_FUTILITY = 0.5
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_EFFECT = 0.1
 
 
 class SuiteSettings(BaseModel):
@@ -68,15 +73,18 @@ class SuiteSettings(BaseModel):
     """Per-request timeout in seconds."""
     max_attempts: int = Field(default=4, ge=1, le=20)
     """Attempts per request, retries included."""
+    stop_after_connection_failures: int = Field(default=5, ge=0, le=1000)
+    """Stop the run when this many attempts in a row could not connect and nothing has answered
+    (a server that is not there); 0: never, retry every request as usual."""
     max_error_rate: float = Field(default=0.2, ge=0.0, le=1.0)
     """Above this error rate a comparison is inconclusive."""
     regression_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
     """Minimum score drop for a single-sample regression."""
     improvement_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
     """Minimum score gain for a single-sample improvement."""
-    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    alpha: float = Field(default=DEFAULT_ALPHA, gt=0.0, lt=1.0)
     """False discovery rate for multi-sample tests."""
-    min_effect: float = Field(default=0.1, ge=0.0, le=1.0)
+    min_effect: float = Field(default=DEFAULT_MIN_EFFECT, ge=0.0, le=1.0)
     """Minimum drop in pass rate / mean score for a multi-sample regression."""
 
     @field_validator("provider")
@@ -154,6 +162,12 @@ def load_yaml_file(path: str | Path) -> Any:
     from promptcanary.files import MAX_YAML_BYTES, read_text
 
     p = Path(path)
+    if not p.exists():
+        raise SuiteNotFoundError(
+            "file not found" + ("" if p.is_absolute() else f" (looked in {Path.cwd()})"),
+            file=p,
+            hint="Create one with `promptcanary init`, or pass the right path with -c/--config.",
+        )
     text = read_text(
         p,
         what="suite file",
@@ -172,11 +186,35 @@ def load_yaml_file(path: str | Path) -> Any:
         raise exc.relocate(file=p) from exc
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        tab = _tab_column(text, exc.problem_mark)
+        if tab is not None:
+            raise ConfigError(
+                f"invalid YAML: a tab character (column {tab}); YAML indents with spaces only",
+                file=p,
+                line=line,
+                hint="Replace the tab with spaces (most editors: convert indentation to spaces).",
+            ) from exc
         raise ConfigError(
             f"invalid YAML: {exc.problem or exc}", file=p, line=line, hint="Fix the YAML syntax."
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"invalid YAML: {exc}", file=p) from exc
+
+
+def _tab_column(text: str, mark: Any) -> int | None:
+    """1-based column of the tab PyYAML stumbled on (at its mark, or in the indentation of that
+    line), else None. PyYAML's own words for it ("found character that cannot start any token")
+    do not say it is a tab, which is invisible in most editors."""
+    if mark is None:
+        return None
+    lines = text.splitlines()
+    if not 0 <= mark.line < len(lines):
+        return None
+    row = lines[mark.line]
+    if 0 <= mark.column < len(row) and row[mark.column] == "\t":
+        return int(mark.column) + 1
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    return indent.index("\t") + 1 if "\t" in indent else None
 
 
 def unknown_key_error(

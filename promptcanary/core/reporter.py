@@ -114,6 +114,8 @@ def drift_to_json(report: DriftReport) -> str:
     # pydantic's own serialiser is ~3x faster than json.dumps on big reports and writes the same
     # layout (indent 2, UTF-8); the derived keys are spliced in before its closing brace.
     stored = report.model_dump_json(indent=2)
+    # report_id first, where promptcanary 0.2's report files have it (derived, so not stored).
+    stored = '{\n  "report_id": ' + json.dumps(report.report_id) + "," + stored[1:]
     extra = json.dumps(
         {k: v for k, v in derived.items() if k not in DriftReport.model_fields},
         indent=2,

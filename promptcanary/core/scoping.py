@@ -90,7 +90,6 @@ def resolve(
     lists, which this reads again for the scoping keys and their line numbers.
     """
     from promptcanary.core.probes.base import params_digest
-    from promptcanary.core.suite import assign_probe_ids
 
     raw_probes = config.get("probes") or []
     raw_prompts = config.get("prompts") or []
@@ -308,3 +307,40 @@ def _check_coverage(
                 field=f"probes[{index}]",
                 hint="Name it in a prompt's `probes:`, or fix its `prompts:`/`tags:`.",
             )
+
+
+def derived_id(probe: BaseProbe, all_probes: list[BaseProbe]) -> str:
+    """A probe's id when none is given: its type, plus a hash of its parameters when the type is
+    used more than once."""
+    from promptcanary.core.probes.base import params_digest
+
+    same_type = [p for p in all_probes if p.probe_id == probe.probe_id]
+    if len(same_type) == 1:
+        return probe.probe_id
+    return f"{probe.probe_id}#{params_digest(probe.params)}"
+
+
+def assign_probe_ids(
+    probes: list[BaseProbe], explicit: list[str | None] | None = None
+) -> list[str]:
+    """Give every probe a suite-unique, stable id.
+
+    A probe type used once keeps its plain id (``json_validity``); a type used several times gets
+    ``type#<hash of its parameters>`` for each instance, so the same YAML always yields the same ids
+    and compare() matches them across runs. Explicit ids win.
+    """
+    explicit = explicit or [None] * len(probes)
+    ids: list[str] = []
+    for probe, given in zip(probes, explicit):
+        ids.append(given or derived_id(probe, probes))
+    seen: dict[str, int] = {}
+    for index, pid in enumerate(ids):
+        if pid in seen:
+            raise ConfigError(
+                f"probes #{seen[pid] + 1} and #{index + 1} are the same probe ('{pid}', identical "
+                "parameters)",
+                field="probes",
+                hint="Remove the duplicate, or give one of them an explicit `id:`.",
+            )
+        seen[pid] = index
+    return ids

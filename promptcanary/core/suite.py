@@ -16,8 +16,15 @@ from promptcanary.core.config import (
     parse_prompts,
 )
 from promptcanary.core.models import CanaryPrompt, CanaryRunResult, ProbeSpec
-from promptcanary.core.probes.base import BaseProbe, params_digest
-from promptcanary.core.scoping import EVERYWHERE, ProbeScope, applies, resolve
+from promptcanary.core.probes.base import BaseProbe
+from promptcanary.core.scoping import (
+    EVERYWHERE,
+    ProbeScope,
+    applies,
+    assign_probe_ids,
+    derived_id,
+    resolve,
+)
 from promptcanary.core.text import clip
 from promptcanary.errors import ConfigError
 
@@ -307,7 +314,7 @@ class CanarySuite:
         for probe, pid, scope in zip(self.probes, self.probe_ids, self.probe_scopes):
             spec = probe.spec(pid)
             entry: dict[str, Any] = {"type": spec.type}
-            if pid != _derived_id(probe, self.probes):
+            if pid != derived_id(probe, self.probes):
                 entry["id"] = pid
             if scope.prompts is not None:
                 entry["prompts"] = list(scope.prompts)
@@ -372,36 +379,3 @@ def _check_prompt_scopes(prompts: list[CanaryPrompt], probe_ids: list[str]) -> N
 
 def _excerpt(text: str, limit: int = 40) -> str:
     return clip(text, limit, flatten=True)
-
-
-def _derived_id(probe: BaseProbe, all_probes: list[BaseProbe]) -> str:
-    same_type = [p for p in all_probes if p.probe_id == probe.probe_id]
-    if len(same_type) == 1:
-        return probe.probe_id
-    return f"{probe.probe_id}#{params_digest(probe.params)}"
-
-
-def assign_probe_ids(
-    probes: list[BaseProbe], explicit: list[str | None] | None = None
-) -> list[str]:
-    """Give every probe a suite-unique, stable id.
-
-    A probe type used once keeps its plain id (``json_validity``); a type used several times gets
-    ``type#<hash of its parameters>`` for each instance, so the same YAML always yields the same ids
-    and compare() matches them across runs. Explicit ids win.
-    """
-    explicit = explicit or [None] * len(probes)
-    ids: list[str] = []
-    for probe, given in zip(probes, explicit):
-        ids.append(given or _derived_id(probe, probes))
-    seen: dict[str, int] = {}
-    for index, pid in enumerate(ids):
-        if pid in seen:
-            raise ConfigError(
-                f"probes #{seen[pid] + 1} and #{index + 1} are the same probe ('{pid}', identical "
-                "parameters)",
-                field="probes",
-                hint="Remove the duplicate, or give one of them an explicit `id:`.",
-            )
-        seen[pid] = index
-    return ids

@@ -5,9 +5,12 @@ One path from settings to a verdict, written once so the two front-ends cannot d
     overrides = Overrides(model=..., samples=..., regression_threshold=...)
     model     = resolve_model(overrides, suite)          # flag/input, else replay, else canary.yaml
     provider  = make_provider(model, overrides)          # LiteLLM, or a replay of a saved run
+    plan      = plan_run(suite, overrides, model, ...)   # requests and estimated cost, beforehand
     run       = measure(suite, provider, overrides)      # the suite with the overrides applied
     reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
-    baseline  = latest_baseline(store, suite, model)     # or None
+    store     = open_store(directory)                    # the baseline folder
+    baseline  = latest_baseline(store, suite, model)     # or None (find_baseline: or raise,
+                                                         # or the --baseline file, checked)
     report    = compare_with_settings(baseline, run, settings, overrides)
     verdict   = gate(report, GatePolicy(...))            # result word + exit code
 
@@ -20,6 +23,8 @@ comment what comes back. Nothing here prints, reads the environment or knows abo
 
 from __future__ import annotations
 
+from promptcanary.pipeline.baselines import find_baseline, history, load_current, open_store
+from promptcanary.pipeline.cost import RunPlan, plan_run
 from promptcanary.pipeline.measure import (
     measure,
     measure_batch,
@@ -44,20 +49,26 @@ __all__ = [
     "SEVERITIES",
     "GatePolicy",
     "Overrides",
+    "RunPlan",
     "Verdict",
     "check_suite_matches",
     "compare_with_settings",
+    "find_baseline",
     "gate",
+    "history",
     "latest_baseline",
+    "load_current",
     "load_run",
     "make_provider",
     "measure",
     "measure_batch",
     "measure_shard",
     "merge_parts",
+    "open_store",
     "over_threshold",
     "parse_duration",
     "parse_samples",
+    "plan_run",
     "resolve_model",
     "unusable_reason",
 ]

@@ -199,11 +199,13 @@ class FileBaselineStore:
         """
         candidates = self._files(suite_name, model_id)
         if not candidates:
+            detail, hint = self._near_misses(suite_name, model_id)
             raise BaselineNotFoundError(
                 f"No baseline found for suite={suite_name!r}"
                 + (f", model={model_id!r}" if model_id else "")
-                + f" in {self.directory}",
-                hint="Save one with `promptcanary run --save-baseline` and commit it.",
+                + f" in {self.directory}"
+                + detail,
+                hint=hint or "Save one with `promptcanary run --save-baseline` and commit it.",
             )
         # File names hold slugs ("a b" and "a-b" share one) and files can be renamed or copied:
         # the newest file whose *content* is this suite wins; the others are not its baselines.
@@ -253,6 +255,37 @@ class FileBaselineStore:
         return out
 
     # ── Internals ──
+
+    def _near_misses(self, suite_name: str, model_id: str | None) -> tuple[str, str | None]:
+        """What the folder holds instead, when nothing matches: the models this suite has
+        baselines for (``-p gpt-4o-mini`` against files of ``openai/gpt-4o-mini``), else the
+        files of other suites (a renamed suite, a file copied from another project). Read only
+        on this error path: it opens the files to read their suite and model."""
+        if model_id is not None:
+            rows = self.list_baselines(suite_name)
+            models = sorted(
+                {r["model_id"] for r in rows if r["suite_name"] == suite_name} - {model_id}
+            )
+            if models:
+                shown = ", ".join(models[:5]) + (" …" if len(models) > 5 else "")
+                return (
+                    f"; this suite has baselines for: {shown}",
+                    f"Model strings must match exactly: pass -p {models[0]} to compare with "
+                    f"those, or save a baseline for {model_id} with `promptcanary run -p "
+                    f"{model_id} --save-baseline`.",
+                )
+        others = [r for r in self.list_baselines(None, model_id) if r["suite_name"] != suite_name]
+        if not others:
+            return "", None
+        shown = "; ".join(
+            f"{Path(r['path']).name} is a baseline of suite {r['suite_name']!r}" for r in others[:3]
+        )
+        return (
+            f": {shown}" + (f" (and {len(others) - 3} more)" if len(others) > 3 else ""),
+            "A baseline belongs to the suite named in canary.yaml (`name:`). If the suite was "
+            "renamed, save a new baseline with `promptcanary run --save-baseline`; files of "
+            "another suite belong in that suite's own folder.",
+        )
 
     def _files(self, suite_name: str | None = None, model_id: str | None = None) -> list[Path]:
         """Baseline files whose *name* matches the filters (contents are never scanned)."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -59,6 +61,20 @@ class _Server(ThreadingHTTPServer):
     # rest of the SYNs and clients wait a 1 s retransmit, so the server, not the client under
     # test, set the pace (2,000 requests at concurrency 64 took 32 s for a raw aiohttp client).
     request_queue_size = 1024
+    #: Connections still to be refused: each is reset on accept, before a byte is read, as a
+    #: server that is not up yet would (see FakeLLMServer(refuse_first=...)).
+    refuse_left = 0
+    refused = 0
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        if self.refuse_left <= 0:
+            return True
+        self.refuse_left -= 1
+        self.refused += 1
+        # Linger 0: close() sends a reset, not an orderly end, so the client sees a broken
+        # connection rather than an empty answer.
+        request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        return False
 
 
 class FakeLLMServer:
@@ -75,10 +91,12 @@ class FakeLLMServer:
         *,
         latency_s: float = 0.0,
         rate_limit_per_s: float | None = None,
+        refuse_first: int = 0,
     ) -> None:
         self.reply: ReplyFn = reply or (lambda req: "OK")
         self.latency_s = latency_s
         self.rate_limit_per_s = rate_limit_per_s
+        self.refuse_first = refuse_first
         self.requests: list[dict[str, Any]] = []
         #: The HTTP headers of each request, in order (e.g. ``Authorization``).
         self.headers: list[dict[str, str]] = []
@@ -106,11 +124,17 @@ class FakeLLMServer:
         self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._server.request_queue_size = 256
+        self._server.refuse_left = self.refuse_first
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
         self._thread.start()
         return self
+
+    @property
+    def refused(self) -> int:
+        """Connections reset on accept so far (``refuse_first``)."""
+        return self._server.refused if self._server is not None else 0
 
     def stop(self) -> None:
         if self._server is not None:

@@ -50,7 +50,7 @@ def test_help_and_version(tmp_path: Path) -> None:
     for command in ("init", "run", "compare", "baselines", "report", "version"):
         assert command in proc.stdout
     proc = pc_process("version", cwd=tmp_path)
-    assert proc.returncode == 0 and proc.stdout.startswith("promptcanary ")
+    assert proc.returncode == 0 and proc.stdout.startswith("PromptCanary ")
 
 
 def test_config_error_is_one_message_exit_2(project: Path) -> None:

@@ -132,7 +132,7 @@ def test_wheel_installs_and_runs_the_readme_quickstart(
     from promptcanary import __version__
 
     assert version.returncode == 0, version.stderr
-    assert version.stdout.strip() == f"promptcanary {__version__}"
+    assert version.stdout.strip() == f"PromptCanary {__version__}"
 
     args = _readme_quickstart()
     compared = _run([str(script), *args[1:]], cwd=ROOT)

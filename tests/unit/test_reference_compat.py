@@ -595,3 +595,29 @@ def test_baselines_history_command(project, capsys):
     assert "drift" in out.split("drift timeline", 1)[1]
     assert _run("baselines", "history", "--chart", "pie") == 2
     assert "--chart" in capsys.readouterr().err
+
+
+# ── Cosmetic details 0.2 code may read ───────────────────────────────────────────────────────
+
+
+def test_cosmetics_of_0_2_reports_version_and_missing_suite(tmp_path, capsys):
+    from promptcanary import CanarySuite, DriftReporter, FileBaselineStore, compare
+    from promptcanary.core.models import CanaryRunResult
+    from promptcanary.core.reporter import Reporter
+
+    baseline = FileBaselineStore(QUICKSTART / "baselines").load_latest("support-assistant")
+    current = CanaryRunResult.model_validate_json((QUICKSTART / "current-run.json").read_bytes())
+    report = compare(baseline, current)
+    # 0.2's pages start with an upper-case doctype, and its drift JSON with report_id.
+    assert DriftReporter(report).to_html().startswith("<!DOCTYPE html>")
+    assert Reporter(current).to_html().startswith("<!DOCTYPE html>")
+    data = json.loads(DriftReporter(report).to_json())
+    assert next(iter(data)) == "report_id" and data["report_id"] == report.report_id
+    legacy = json.loads((LEGACY / "drift.json").read_text())
+    assert next(iter(legacy)) == "report_id"  # where 0.2 put it
+    # `promptcanary version` names the product as 0.2 did ("PromptCanary 0.2.2").
+    assert _run("version") == 0
+    assert capsys.readouterr().out.startswith("PromptCanary ")
+    # A missing suite file is a FileNotFoundError, as 0.2 raised, and still a usage error here.
+    with pytest.raises(FileNotFoundError, match="file not found"):
+        CanarySuite.from_yaml(tmp_path / "missing.yaml")

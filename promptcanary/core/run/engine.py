@@ -7,6 +7,7 @@ work for one run and is not meant to be used directly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import time
@@ -23,14 +24,14 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
+from promptcanary.core.run.breaker import ConnectionBreaker, display_url
 from promptcanary.core.run.limiter import AIMDLimiter, Ticket
 from promptcanary.core.run.retry import error_type_for
 from promptcanary.errors import ProviderError, redact
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
-    from promptcanary.core.run.options import ProgressCallback, RunOptions
-    from promptcanary.core.suite import CanarySuite
+    from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 log = logging.getLogger("promptcanary.runner")
@@ -38,7 +39,7 @@ log = logging.getLogger("promptcanary.runner")
 
 @dataclass
 class _Stop:
-    kind: str  # "auth" | "budget"
+    kind: str  # "auth" | "budget" | "connection"
     reason: str  # why, for result.aborted
     skip_message: str  # stored on each job that was not sent
 
@@ -48,7 +49,7 @@ class RunExecution:
 
     def __init__(
         self,
-        suite: CanarySuite,
+        suite: RunnableSuite,
         provider: BaseLLMProvider,
         config: ProviderConfig,
         options: RunOptions,
@@ -66,6 +67,8 @@ class RunExecution:
         self.responses: list[LLMResponse | None] = [None] * len(self.jobs)
         self.results: list[list[ProbeResult]] = [[] for _ in self.jobs]
         self.stop: _Stop | None = None
+        self.stopped = asyncio.Event()  # set with ``stop``: wakes retries waiting out a backoff
+        self.breaker = ConnectionBreaker(options.stop_after_connection_failures)
         self.spent = 0.0
         self.unpriced = 0
         self.done = self.errors = self.retries = self.skipped = 0
@@ -158,10 +161,12 @@ class RunExecution:
         budget = self.options.max_cost_usd
         if budget is None or self.spent < budget:
             return
-        self.stop = _Stop(
-            kind="budget",
-            reason=f"Budget of ${budget:.4g} reached (spent ${self.spent:.4g}).",
-            skip_message=f"Not sent: the run's budget (max_cost_usd ${budget:.4g}) was spent.",
+        self.halt(
+            _Stop(
+                kind="budget",
+                reason=f"Budget of ${budget:.4g} reached (spent ${self.spent:.4g}).",
+                skip_message=f"Not sent: the run's budget (max_cost_usd ${budget:.4g}) was spent.",
+            )
         )
 
     async def attempts(
@@ -179,10 +184,12 @@ class RunExecution:
                     error: BaseException = exc
                 else:
                     opened.set()
+                    self.breaker.on_answer()
                     return await self.succeeded(response, prompt, sample, attempt)
                 kind = error_type_for(error)
                 if kind == "auth":
                     self.abort_auth(error)
+                self.count_connection(error, kind)
                 opened.set()
                 if kind == "rate_limit" and self.options.adaptive:
                     self.limiter.on_rate_limited(ticket, getattr(error, "retry_after_s", None))
@@ -191,10 +198,49 @@ class RunExecution:
                 self.retries += 1
                 status = getattr(error, "status_code", None)
                 self.emit("retry", retries=self.retries, status=status, done=self.done)
-                await asyncio.sleep(self.policy.delay(error, attempt))
+                await self.backoff(self.policy.delay(error, attempt))
+                if self.stop is not None:  # stopped while this request waited to try again
+                    return self.failed(prompt, sample, error, attempt)
                 ticket = self.limiter.refresh(ticket)
         finally:
             CURRENT_SAMPLE.reset(token)
+
+    async def backoff(self, seconds: float) -> None:
+        """Wait ``seconds`` before a retry, or less if the run stops meanwhile."""
+        # asyncio.TimeoutError: not the builtin TimeoutError on Python 3.10
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.stopped.wait(), timeout=seconds)
+
+    def halt(self, stop: _Stop) -> None:
+        self.stop = stop
+        self.stopped.set()
+
+    def count_connection(self, error: BaseException, kind: str) -> None:
+        """Feed the dead-server breaker (core/run/breaker.py); stop the run when it trips."""
+        if kind == "connection":
+            if self.breaker.on_connection_failure() and self.stop is None:
+                self.abort_unreachable()
+        elif getattr(error, "status_code", None) is not None:
+            self.breaker.on_answer()  # any HTTP status: the server is there
+
+    def abort_unreachable(self) -> None:
+        base = self.config.extra_params.get("api_base")
+        where = (
+            display_url(base)
+            if isinstance(base, str) and base
+            else f"the default endpoint of {self.config.model_id}"
+        )
+        self.halt(
+            _Stop(
+                kind="connection",
+                reason=(
+                    f"Could not connect to {where}: {self.breaker.streak} attempts in a row "
+                    "failed to connect and nothing has answered. Check that the server is "
+                    "running and that --api-base (or api_base) points at it."
+                ),
+                skip_message=f"Not sent: the run stopped because {where} could not be reached.",
+            )
+        )
 
     async def call(self, prompt: CanaryPrompt) -> LLMResponse:
         system = self.suite.system_prompt_for(prompt)
@@ -245,13 +291,15 @@ class RunExecution:
         status = getattr(error, "status_code", None)
         hint = getattr(error, "hint", None) or "Check the provider's API key."
         detail = str(error).rstrip(". ")
-        self.stop = _Stop(
-            kind="auth",
-            reason=(
-                f"Authentication refused by the provider"
-                f"{f' (HTTP {status})' if status else ''}: {detail}. {hint.rstrip('.')}."
-            ),
-            skip_message="Not sent: the run stopped because the provider refused the credentials.",
+        self.halt(
+            _Stop(
+                kind="auth",
+                reason=(
+                    f"Authentication refused by the provider"
+                    f"{f' (HTTP {status})' if status else ''}: {detail}. {hint.rstrip('.')}."
+                ),
+                skip_message="Not sent: the run stopped because the provider refused the credentials.",
+            )
         )
 
     def failed(

@@ -9,18 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.models import CanaryPrompt, ProbeSpec
+    from promptcanary.core.probes.base import BaseProbe
 
-__all__ = ["ProgressCallback", "RunOptions"]
+__all__ = ["ProgressCallback", "RunOptions", "RunnableSuite"]
 
 #: Receives progress events ``(event, data)``: start, done, retry, end (see core/run/progress.py).
 ProgressCallback = Callable[[str, dict[str, Any]], None]
+
+
+class RunnableSuite(Protocol):
+    """What running needs from a suite. :class:`~promptcanary.core.suite.CanarySuite` is one;
+    core/run depends on this, not on core/suite, which calls into core/run to run itself."""
+
+    name: str
+    prompts: list[CanaryPrompt]
+
+    def probes_for(self, prompt: CanaryPrompt) -> list[tuple[BaseProbe, str]]:
+        """The probes that run on ``prompt``, with their ids, in suite order."""
+        ...
+
+    def probe_specs(self) -> list[ProbeSpec]:
+        """Every probe's id, type and parameters, as recorded in a run."""
+        ...
+
+    def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
+        """The system prompt sent with ``prompt``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -49,6 +71,9 @@ class RunOptions:
     sample_offset: int = 0
     """Index of the first sample (an adaptive run's confirmation rounds continue the numbering,
     so a replay provider answers each sample with its own saved response)."""
+    stop_after_connection_failures: int = 5
+    """Stop the run when this many attempts in a row could not connect and nothing has answered
+    yet (see core/run/breaker.py); 0: never stop for that, retry every request as usual."""
     workers: int = 1
     """Processes that share the run (each with its own event loop and ``concurrency / workers``
     slots; see core/run/workers.py). 1: this process only. Linux only; ignored elsewhere."""
@@ -59,6 +84,7 @@ class RunOptions:
             ("samples", 1),
             ("max_attempts", 1),
             ("workers", 1),
+            ("stop_after_connection_failures", 0),
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < minimum:
@@ -80,6 +106,7 @@ class RunOptions:
             max_cost_usd=settings.max_cost_usd,
             timeout=settings.timeout,
             max_attempts=settings.max_attempts,
+            stop_after_connection_failures=settings.stop_after_connection_failures,
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 

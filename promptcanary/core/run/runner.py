@@ -13,7 +13,8 @@ How a run goes:
   one that hangs past ``probe_timeout`` an errored one. Neither blocks other requests.
 * A refused credential (401/403) stops the run: no further request is sent; the jobs left are
   recorded as errored with one reason and :attr:`CanaryRunResult.aborted` says why. A spent
-  ``max_cost_usd`` budget does the same. :func:`abort_kind` tells which of the two happened.
+  ``max_cost_usd`` budget does the same, and so does a server that cannot be reached at all
+  (:mod:`~promptcanary.core.run.breaker`). :func:`abort_kind` tells which of these happened.
 
 Results keep the suite's order (prompt, then sample, then probe), whatever order responses arrive in.
 """
@@ -27,11 +28,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
 from promptcanary.core.run.engine import RunExecution, probe_one
-from promptcanary.core.run.options import ProgressCallback, RunOptions
+from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
-    from promptcanary.core.suite import CanarySuite
     from promptcanary.providers.base import BaseLLMProvider
 
 __all__ = [
@@ -65,7 +65,8 @@ def effective_config(provider: BaseLLMProvider, options: RunOptions) -> Provider
 
 
 def abort_kind(result: CanaryRunResult) -> str | None:
-    """Why a run stopped early: ``"auth"``, ``"budget"``, ``"other"``, or None if it did not.
+    """Why a run stopped early: ``"auth"``, ``"budget"``, ``"connection"`` (the server could not be
+    reached), ``"other"``, or None if it did not.
 
     Derived from the stored responses, so it works on a run loaded from JSON too. The CLI maps
     ``"auth"`` to exit code 3.
@@ -73,14 +74,14 @@ def abort_kind(result: CanaryRunResult) -> str | None:
     if not result.aborted:
         return None
     kinds = {r.error_type for r in result.llm_responses if r.error is not None}
-    for kind in ("auth", "budget"):
+    for kind in ("auth", "budget", "connection"):
         if kind in kinds:
             return kind
     return "other"
 
 
 def run_suite(
-    suite: CanarySuite,
+    suite: RunnableSuite,
     provider: BaseLLMProvider,
     options: RunOptions,
     *,
@@ -115,7 +116,7 @@ def run_suite(
 
             if can_fork():
                 return run_in_workers(
-                    suite, _configured(provider, options), options, progress=progress
+                    suite, _configured(provider, options), options, run_suite, progress=progress
                 )
         asyncio.run(main())
         return cast("CanaryRunResult", box["result"])
@@ -135,7 +136,7 @@ def run_suite(
 
 
 async def arun_suite(
-    suite: CanarySuite,
+    suite: RunnableSuite,
     provider: BaseLLMProvider,
     options: RunOptions,
     *,

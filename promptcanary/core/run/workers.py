@@ -27,11 +27,11 @@ from promptcanary.core.run.shards import Shard, assign, merge_runs, shard_record
 from promptcanary.errors import MeasurementError, redact
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from multiprocessing.connection import Connection
 
     from promptcanary.core.models import CanaryPrompt, CanaryRunResult
-    from promptcanary.core.run.options import ProgressCallback, RunOptions
-    from promptcanary.core.suite import CanarySuite
+    from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
     from promptcanary.providers.base import BaseLLMProvider
 
 __all__ = ["can_fork", "run_in_workers"]
@@ -44,19 +44,20 @@ def can_fork() -> bool:
 
 
 def run_in_workers(
-    suite: CanarySuite,
+    suite: RunnableSuite,
     provider: BaseLLMProvider,
     options: RunOptions,
+    run_suite: Callable[..., CanaryRunResult],
     *,
     progress: ProgressCallback | None = None,
 ) -> CanaryRunResult:
-    """Run ``suite`` in ``options.workers`` forked processes and merge their runs.
+    """Run ``suite`` in ``options.workers`` forked processes and merge their runs; each child
+    runs its slice with ``run_suite`` (the runner's own, passed in: the runner calls this
+    module, so this module does not import the runner).
 
     Raises:
         MeasurementError: a worker died or raised (its error, redacted, is in the message).
     """
-    from promptcanary.core.run.runner import run_suite
-
     count = min(options.workers, len(suite.prompts))
     slices = assign([options.samples] * len(suite.prompts), count)
     child = replace(
@@ -124,7 +125,7 @@ def run_in_workers(
 
 def _work(
     run_suite: Any,
-    suite: CanarySuite,
+    suite: RunnableSuite,
     prompts: list[CanaryPrompt],
     provider: BaseLLMProvider,
     options: RunOptions,

@@ -39,6 +39,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# The defaults belong to the settings model (one place for canary.yaml and this policy).
+from promptcanary.core.config import (
+    DEFAULT_ALPHA,
+    DEFAULT_BASELINE_SAMPLES,
+    DEFAULT_BATCH,
+    DEFAULT_CAP,
+    DEFAULT_FUTILITY,
+    DEFAULT_MIN_EFFECT,
+    DEFAULT_SCREEN_ALPHA,
+    DEFAULT_SCREENING,
+)
 from promptcanary.core.models import ConfirmedPair, ProbeResult
 from promptcanary.core.verdict.rules import (
     FISHER,
@@ -60,14 +71,6 @@ Key = tuple[str, str]
 """(probe_id, prompt_id)."""
 
 
-# Defaults, chosen from benchmarks/verdicts.py --adaptive (see docs/benchmarks.md).
-DEFAULT_BASELINE_SAMPLES = 30
-DEFAULT_SCREENING = 3
-DEFAULT_BATCH = 10
-DEFAULT_CAP = 50
-DEFAULT_SCREEN_ALPHA = 0.3
-DEFAULT_FUTILITY = 0.5
-
 _EPS = 1e-9
 
 
@@ -87,9 +90,9 @@ class AdaptivePolicy:
     futility: float = DEFAULT_FUTILITY
     """Confirmation p-value above which a pair stops early (no sign of the change); 1 never
     stops early."""
-    alpha: float = 0.05
+    alpha: float = DEFAULT_ALPHA
     """False discovery rate of the confirmation tests."""
-    min_effect: float = 0.1
+    min_effect: float = DEFAULT_MIN_EFFECT
     """Smallest change in pass rate / mean score that is selected or reported."""
 
     def __post_init__(self) -> None:

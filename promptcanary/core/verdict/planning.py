@@ -170,26 +170,9 @@ def plan(
     model_id = model if model is not None else (baseline.provider.model_id if baseline else None)
     requests = prompts * samples if prompts is not None else None
 
-    prompt_tokens = completion_tokens = None
-    cost: float | None = None
-    if baseline is None:
-        note = "No baseline yet: save one to estimate tokens and cost."
-    elif requests is None:
-        note = "No prompt count: cannot size a run."
-    else:
-        per_request = _tokens_per_request(baseline)
-        if per_request is None:
-            note = f"Baseline {baseline.snapshot_id[:8]} records no token counts."
-        else:
-            prompt_tokens = round(per_request[0] * requests)
-            completion_tokens = round(per_request[1] * requests)
-            cost = pricer(model_id or "", prompt_tokens, completion_tokens) if pricer else None
-            basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
-            note = (
-                f"Estimated: {basis} x LiteLLM's price for {model_id}."
-                if cost is not None
-                else f"LiteLLM has no price for {model_id} (tokens: {basis})."
-            )
+    prompt_tokens, completion_tokens, cost, note = estimate_cost(
+        requests, baseline=baseline, model=model_id, pricer=pricer
+    )
     return Plan(
         effect=effect,
         baseline_rate=baseline_rate,
@@ -207,6 +190,35 @@ def plan(
         cost_usd=cost,
         cost_note=note,
     )
+
+
+def estimate_cost(
+    requests: int | None,
+    *,
+    baseline: BaselineSnapshot | None,
+    model: str | None,
+    pricer: Pricer | None,
+) -> tuple[int | None, int | None, float | None, str]:
+    """(input tokens, output tokens, USD, how it was estimated) for ``requests`` requests to
+    ``model``: the baseline's mean tokens per request times the count, priced by ``pricer``.
+    Unknown parts are None, and the note says why."""
+    if baseline is None:
+        return None, None, None, "No baseline yet: save one to estimate tokens and cost."
+    if requests is None:
+        return None, None, None, "No prompt count: cannot size a run."
+    per_request = _tokens_per_request(baseline)
+    if per_request is None:
+        return None, None, None, f"Baseline {baseline.snapshot_id[:8]} records no token counts."
+    prompt_tokens = round(per_request[0] * requests)
+    completion_tokens = round(per_request[1] * requests)
+    cost = pricer(model or "", prompt_tokens, completion_tokens) if pricer else None
+    basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
+    note = (
+        f"Estimated: {basis} x LiteLLM's price for {model}."
+        if cost is not None
+        else f"LiteLLM has no price for {model} (tokens: {basis})."
+    )
+    return prompt_tokens, completion_tokens, cost, note
 
 
 def describe(result: Plan) -> str:
@@ -385,7 +397,8 @@ def baseline_strength(
     """Chance a lone pair dropping ``baseline_rate`` → ``baseline_rate - effect`` is flagged by
     ``samples: auto`` with a baseline of ``baseline_samples``, and with the default 30: what a
     report tells the owner of a thin baseline."""
-    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES, AdaptivePolicy
+    from promptcanary.core.config import DEFAULT_BASELINE_SAMPLES
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
     from promptcanary.core.verdict.power import adaptive_outcome
 
     policy = AdaptivePolicy(screening=max(2, screening))

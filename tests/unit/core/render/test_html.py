@@ -10,7 +10,7 @@ from tests.unit.core.render.samples import comparison, drift_report, sampled_rep
 
 def test_self_contained_page() -> None:
     html = DriftReporter(drift_report()).to_html()
-    assert html.startswith("<!doctype html>")
+    assert html.startswith("<!DOCTYPE html>")
     # No external resource of any kind: no src/href to a URL, no @import, no url().
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
     assert "@import" not in html and "url(" not in html

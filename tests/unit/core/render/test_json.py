@@ -38,7 +38,7 @@ def test_round_trip_with_hostile_content() -> None:
 def test_key_order_is_stable_and_model_order_first() -> None:
     text = DriftReporter(drift_report()).to_json()
     keys = list(json.loads(text))
-    stored = list(DriftReport.model_fields)
+    stored = ["report_id", *DriftReport.model_fields]  # report_id first, as in 0.2's files
     assert keys[: len(stored)] == stored
     assert keys[len(stored) :] == [
         "verdict",

@@ -47,7 +47,7 @@ def test_run_reporter_interface(tmp_path) -> None:
     assert (tmp_path / "run.md").read_text(encoding="utf-8") == md
     assert "run of" in md  # the report command does not claim there is no baseline
     html = reporter.to_html(tmp_path / "run.html")
-    assert html.startswith("<!doctype html>") and "Failing pairs (1)" in html
+    assert html.startswith("<!DOCTYPE html>") and "Failing pairs (1)" in html
     assert reporter.to_json(tmp_path / "run.json").startswith("{")
 
 
