@@ -3,7 +3,8 @@
 ``litellm`` is imported only when a model is actually called (it costs seconds and hundreds of MB),
 and with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` unless the user set it, so importing it never goes to
 the network. LiteLLM's own retries are turned off: the runner retries (see core/run/retry.py), with
-backoff, Retry-After and rate-limit adaptation, for every provider alike.
+backoff, Retry-After and rate-limit adaptation, for every provider alike; this module only reads the
+wait a server asked for (:func:`~promptcanary.providers.base.parse_retry_after`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ import time
 from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
-from promptcanary.core.run.retry import parse_retry_after
 from promptcanary.core.text import clip
 from promptcanary.errors import ProviderAuthError, ProviderError, redact
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
 
 __all__ = ["LiteLLMProvider"]
 
