@@ -16,7 +16,7 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.core.text import clip
-from promptcanary.errors import ProviderAuthError, ProviderError, redact
+from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError, redact
 from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
 
 __all__ = ["LiteLLMProvider"]
@@ -25,6 +25,16 @@ __all__ = ["LiteLLMProvider"]
 _MAX_ERROR_TEXT = 500
 #: "litellm.RateLimitError: RateLimitError: " — LiteLLM repeats the class name we already show.
 _LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)*")
+#: LiteLLM sometimes appends a Python traceback, or a plea to file a bug with a long link: neither
+#: belongs in a run file or a report.
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+_BUG_PLEA = re.compile(r"\s*(?:This looks like a bug in LiteLLM|To drop these, set)\b.*", re.S)
+#: LiteLLM refusing to build a request (no server involved): a missing credential or endpoint.
+_NOT_SENT = re.compile(
+    r"\bmissing\b[^.]{0,40}?\b(?:api[ _-]?key|credentials?|api[ _-]?base)\b"
+    r"|\bapi_base is required\b|\bno api base provided\b|\bdoes not support parameters\b",
+    re.I,
+)
 
 
 _frozen = False
@@ -227,7 +237,9 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after = parse_retry_after(headers)
         except Exception:  # headers of an unexpected type: no hint, not a crash
             retry_after = None
-        text = clip(_LITELLM_PREFIX.sub("", " ".join(str(exc).split())), _MAX_ERROR_TEXT)
+        text = clip(_LITELLM_PREFIX.sub("", " ".join(condense(str(exc)).split())), _MAX_ERROR_TEXT)
+        if _not_sent(exc, headers, text):
+            return self._not_sent_error(exc, text)
         if _is_connection_error(exc, text):
             # LiteLLM says only "Connection error": name where it tried to connect.
             where = self.config.extra_params.get("api_base") or "the provider's default endpoint"
@@ -244,6 +256,20 @@ class LiteLLMProvider(BaseLLMProvider):
             status_code=status,
             raw_error=exc,
             retry_after_s=retry_after,
+        )
+
+    def _not_sent_error(self, exc: BaseException, text: str) -> ProviderError:
+        message = redact(f"LiteLLM did not send the request: {text}")
+        api_key = self.config.extra_params.get("api_key")
+        if isinstance(api_key, str) and api_key:
+            message = redact(message, extra_secrets=[api_key])
+        return RequestNotSentError(
+            message,
+            model_id=self.config.model_id,
+            raw_error=exc,
+            hint="Nothing reached the server, so trying again cannot help. Set the credentials "
+            "the provider needs, or leave out the parameter it does not accept "
+            "(docs/providers.md).",
         )
 
     def _unreadable_error(self, exc: BaseException, what: str) -> ProviderError:
@@ -386,6 +412,28 @@ def token_price(model_id: str, prompt_tokens: int, completion_tokens: int) -> fl
     except Exception:  # LiteLLM raises several kinds for an unmapped model; all mean "no price"
         return None
     return float(prompt_cost) + float(completion_cost)
+
+
+def condense(text: str) -> str:
+    """A LiteLLM message without the Python traceback or bug-report plea it sometimes carries.
+
+    When the message is nothing but a traceback, its last line (the exception) is kept.
+    """
+    head, tb, tail = _TRACEBACK.split(text, 1)[0], _TRACEBACK.search(text), ""
+    if tb is not None:
+        lines = [line.strip() for line in text[tb.end() :].splitlines() if line.strip()]
+        # The exception line is the last one that is not indented source ("File ...", code).
+        tail = next((line for line in reversed(lines) if re.match(r"^\w[\w.]*: ", line)), "")
+    text = head.strip() or tail
+    return _BUG_PLEA.sub("", text).strip()
+
+
+def _not_sent(exc: BaseException, headers: Any, text: str) -> bool:
+    """True when LiteLLM refused the request itself: no reply came (no response headers) and it
+    says why (unsupported parameter, missing credential or endpoint)."""
+    if headers:
+        return False  # a server answered: whatever it says is its own verdict
+    return type(exc).__name__ == "UnsupportedParamsError" or bool(_NOT_SENT.search(text))
 
 
 def _is_connection_error(exc: BaseException, text: str) -> bool:

@@ -194,7 +194,8 @@ class LLMResponse(BaseModel):
     """HTTP status of the final failed attempt, when there was one."""
     error_type: str | None = None
     """Machine-readable error kind: auth, rate_limit, timeout, server, connection, budget,
-    bad_request, bad_response (a 2xx reply that is not a chat completion), replay_missing,
+    bad_request, bad_response (a 2xx reply that is not a chat completion), not_sent (the client
+    library refused to send it: a missing credential, an unsupported parameter), replay_missing,
     unknown."""
     cost_usd: float | None = None
     """Cost of this call in USD from LiteLLM's price map; None when the model is unknown."""

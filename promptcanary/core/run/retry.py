@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from promptcanary.errors import ProviderAuthError, ProviderError
+from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError
 
 #: Statuses that are never retried, whatever a provider says about them.
 NEVER_RETRY = frozenset({400, 401, 403, 404, 422})
@@ -78,8 +78,11 @@ def is_retryable(error: BaseException) -> bool:
 def error_type_for(error: BaseException) -> str:
     """Machine-readable kind of a failure, stored on :attr:`LLMResponse.error_type`.
 
-    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, unknown.
+    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, not_sent,
+    unknown.
     """
+    if isinstance(error, RequestNotSentError):
+        return "not_sent"  # refused by the client library: no server or connection involved
     if isinstance(error, ProviderAuthError):
         return "auth"
     if isinstance(error, TimeoutError):
