@@ -38,8 +38,9 @@ class SuiteSettings(BaseModel):
     """Sampling temperature override."""
     max_tokens: int | None = Field(default=None, gt=0)
     """max_tokens override."""
-    seed: int | None = None
-    """Seed override."""
+    seed: int | Literal["none"] | None = None
+    """Seed override: a number; ``none`` to send no seed at all; unset (or ``null``): no
+    override, the provider's own (42). A model that does not accept a seed is sent none."""
     samples: int | Literal["auto"] = "auto"
     """How many times each prompt is sent in a check run: ``auto`` (default) screens every
     prompt with ``screening_samples`` and confirms only the pairs that look changed (see
@@ -88,6 +89,13 @@ class SuiteSettings(BaseModel):
                 "must not be empty; give a LiteLLM model string such as openai/gpt-4o-mini"
             )
         return v.strip() if v is not None else None
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, value: Any) -> Any:
+        from promptcanary.core.models.run import parse_seed
+
+        return parse_seed(value)
 
     @field_validator("samples", mode="before")
     @classmethod

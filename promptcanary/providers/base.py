@@ -78,6 +78,15 @@ class BaseLLMProvider(abc.ABC):
         """Async variant of :meth:`complete`. The default runs :meth:`complete` in a thread."""
         return await asyncio.to_thread(self.complete, prompt, system_prompt=system_prompt)
 
+    def sendable(self, config: ProviderConfig) -> ProviderConfig:
+        """``config`` as this provider will really send it, recorded with the run.
+
+        The default sends everything. A provider whose model refuses a sampling parameter
+        (LiteLLM: Anthropic has no seed) returns it without, listed in
+        :attr:`ProviderConfig.unsupported_params`.
+        """
+        return config
+
     def with_config(self, config: ProviderConfig) -> BaseLLMProvider:
         """A provider like this one but using ``config`` (for per-run overrides).
 

@@ -9,6 +9,7 @@ wait a server asked for (:func:`~promptcanary.providers.base.parse_retry_after`)
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -132,6 +133,17 @@ class LiteLLMProvider(BaseLLMProvider):
     def __repr__(self) -> str:
         return f"LiteLLMProvider({self.config!r})"
 
+    def sendable(self, config: ProviderConfig) -> ProviderConfig:
+        """``config`` without the sampling parameters the model does not accept (LiteLLM would
+        refuse every request: Anthropic, and Claude on Bedrock or Vertex AI, take no seed)."""
+        refused = [p for p in _SAMPLING if _set(config, p) and not accepts(config, p)]
+        if not refused and not config.unsupported_params:
+            return config
+        update: dict[str, Any] = {"unsupported_params": refused}
+        if "seed" in refused:
+            update["seed"] = None
+        return config.model_copy(update=update)
+
     # ── calls ──
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
@@ -181,6 +193,11 @@ class LiteLLMProvider(BaseLLMProvider):
         }
         if self.config.seed is not None:
             kwargs.setdefault("seed", self.config.seed)
+        for name in _SAMPLING:
+            # A provider used without the runner (which records this in the run) still sends
+            # only what the model accepts.
+            if name in kwargs and not accepts(self.config, name):
+                del kwargs[name]
         if prompt.tools:
             kwargs["tools"] = prompt.tools
         # The runner owns retries (backoff, Retry-After, AIMD); LiteLLM retrying underneath
@@ -434,6 +451,36 @@ def _not_sent(exc: BaseException, headers: Any, text: str) -> bool:
     if headers:
         return False  # a server answered: whatever it says is its own verdict
     return type(exc).__name__ == "UnsupportedParamsError" or bool(_NOT_SENT.search(text))
+
+
+#: Sampling parameters sent only where the model accepts them.
+_SAMPLING = ("seed", "temperature", "max_tokens")
+
+
+def _set(config: ProviderConfig, name: str) -> bool:
+    return getattr(config, name) is not None
+
+
+def accepts(config: ProviderConfig, param: str) -> bool:
+    """Whether LiteLLM sends ``param`` (an OpenAI parameter name) to ``config``'s model.
+
+    Asks LiteLLM (``get_supported_openai_params``) once per model and base URL; a model it cannot
+    tell about is assumed to accept everything, as before.
+    """
+    api_base = config.extra_params.get("api_base")
+    supported = _supported(config.model_id, api_base if isinstance(api_base, str) else None)
+    return supported is None or param in supported
+
+
+@functools.lru_cache(maxsize=64)
+def _supported(model_id: str, api_base: str | None) -> frozenset[str] | None:
+    litellm = _import_litellm(model_id)
+    try:
+        model, provider, _, _ = litellm.get_llm_provider(model=model_id, api_base=api_base)
+        params = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+    except Exception:  # an unroutable model fails later, with LiteLLM's own message
+        return None
+    return frozenset(params) if params else None
 
 
 def _is_connection_error(exc: BaseException, text: str) -> bool:
