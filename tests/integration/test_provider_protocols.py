@@ -1,0 +1,211 @@
+"""Anthropic, Gemini, Ollama and Azure OpenAI through the CLI and the real LiteLLM, each against a
+loopback server speaking that provider's own protocol (tests/fakes/wire_servers.py).
+
+For each: a baseline, an unchanged compare, a drifted compare (a native tool call scored after
+LiteLLM's translation), and the missing-key case (exit 2, nothing at the server).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.cli import CliResult, run_cli
+from tests.fakes.wire_servers import (
+    Answer,
+    AnthropicServer,
+    AzureServer,
+    GeminiServer,
+    OllamaServer,
+    WireServer,
+)
+
+SUITE = """\
+name: wire-suite
+samples: 1
+prompts:
+  - id: capital
+    text: What is the capital of France? One word.
+    probes:
+      - type: keyword_presence
+        required_keywords: [Paris]
+  - id: weather
+    text: What is the weather in Paris right now?
+    tools:
+      - type: function
+        function:
+          name: get_weather
+          description: Current weather for a city
+          parameters:
+            type: object
+            properties: {city: {type: string}}
+            required: [city]
+    probes:
+      - type: tool_call_name
+        expected_name: get_weather
+"""
+
+
+@dataclass
+class Case:
+    server: Callable[[Callable[[str], Answer | str]], WireServer]
+    model: str
+    env: dict[str, str | None]
+    """What a correctly configured user has set."""
+    missing: str
+    """The variable the missing-key case leaves out ("" for a provider that needs none)."""
+    seeded: bool = True
+    extra_env: dict[str, str | None] = field(default_factory=dict)
+
+
+CASES = {
+    "anthropic": Case(
+        AnthropicServer,
+        "anthropic/claude-3-5-haiku-latest",
+        {"ANTHROPIC_API_KEY": "test-key"},
+        "ANTHROPIC_API_KEY",
+        seeded=False,
+    ),
+    "gemini": Case(
+        GeminiServer, "gemini/gemini-2.5-flash", {"GEMINI_API_KEY": "test-key"}, "GEMINI_API_KEY"
+    ),
+    "ollama": Case(OllamaServer, "ollama_chat/llama3", {}, ""),
+    "azure": Case(
+        AzureServer,
+        "azure/canary-deployment",
+        {"AZURE_API_KEY": "test-key", "AZURE_API_VERSION": "2024-10-21"},
+        "AZURE_API_KEY",
+    ),
+}
+
+
+def script(drifted: dict[str, bool]) -> Callable[[str], Answer | str]:
+    def reply(text: str) -> Answer | str:
+        if "weather" in text:
+            name = "get_forecast" if drifted.get("yes") else "get_weather"
+            return Answer(tool_calls=[(name, {"city": "Paris"})], prompt_tokens=40)
+        return "Lyon." if drifted.get("yes") else "Paris."
+
+    return reply
+
+
+def pc(*args: str, cwd: Path, env: dict[str, str | None]) -> CliResult:
+    return run_cli(*args, "--no-progress", cwd=cwd, env_extra=env)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_baseline_unchanged_and_drifted_compare(name: str, tmp_path: Path) -> None:
+    case = CASES[name]
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    drifted: dict[str, bool] = {}
+    with case.server(script(drifted)) as server:
+        flags = ("-c", "canary.yaml", "-p", case.model, "--api-base", server.api_base)
+        base = pc("run", *flags, "--save-baseline", "-o", "run.json", cwd=tmp_path, env=case.env)
+        assert base.returncode == 0, base.stderr + base.stdout
+        assert len(server.requests) == 2
+        run = json.loads((tmp_path / "run.json").read_text())
+        assert [r["error"] for r in run["llm_responses"]] == [None, None]
+        assert all(r["passed"] for r in run["probe_results"]), run["probe_results"]
+        weather = next(r for r in run["llm_responses"] if r["prompt_id"] == "weather")
+        assert weather["tool_calls"][0]["function"]["name"] == "get_weather"
+        assert json.loads(weather["tool_calls"][0]["function"]["arguments"]) == {"city": "Paris"}
+        assert weather["prompt_tokens"] == 40  # the provider's usage, translated
+
+        same = pc("compare", *flags, "--fail-on-severity", "low", cwd=tmp_path, env=case.env)
+        assert same.returncode == 0, same.stderr + same.stdout
+        assert len(server.requests) == 4
+
+        drifted["yes"] = True
+        moved = pc(
+            "compare",
+            *flags,
+            "--fail-on-severity",
+            "low",
+            "--output-json",
+            "drift.json",
+            cwd=tmp_path,
+            env=case.env,
+        )
+        assert moved.returncode == 1, moved.stderr + moved.stdout
+        report = json.loads((tmp_path / "drift.json").read_text())
+        regressed = {
+            (c["probe_id"], c["prompt_id"]) for c in report["comparisons"] if c["regression"]
+        }
+        assert {prompt for _, prompt in regressed} == {"capital", "weather"}
+        assert "Traceback" not in base.stderr + same.stderr + moved.stderr
+
+
+def test_anthropic_is_sent_no_seed_and_the_run_says_so(tmp_path: Path) -> None:
+    case = CASES["anthropic"]
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    with AnthropicServer(script({})) as server:
+        flags = ("-c", "canary.yaml", "-p", case.model, "--api-base", server.api_base)
+        result = pc("run", *flags, "-o", "run.json", "--seed", "7", cwd=tmp_path, env=case.env)
+        assert result.returncode == 0, result.stderr + result.stdout
+        assert server.requests and all("seed" not in r.body for r in server.requests)
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["provider"]["seed"] is None
+    assert run["provider"]["unsupported_params"] == ["seed"]
+    assert result.stdout.count("cannot be seeded") == 1
+    # LiteLLM has no price for this model: the report says so instead of leaving cost out.
+    assert "cost unknown" in result.stdout and "set price:" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["gemini", "ollama"])
+def test_a_seed_is_sent_where_the_model_takes_one_and_seed_none_sends_none(
+    name: str, tmp_path: Path
+) -> None:
+    case = CASES[name]
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    with case.server(script({})) as server:
+        flags = ("-c", "canary.yaml", "-p", case.model, "--api-base", server.api_base)
+        assert pc("run", *flags, "--seed", "7", cwd=tmp_path, env=case.env).returncode == 0
+        body = server.requests[-1].body
+        sent = body["generationConfig"] if name == "gemini" else body["options"]
+        assert sent["seed"] == 7
+        unseeded = pc("run", *flags, "--seed", "none", "-o", "run.json", cwd=tmp_path, env=case.env)
+        assert unseeded.returncode == 0, unseeded.stderr
+        body = server.requests[-1].body
+        assert "seed" not in (body["generationConfig"] if name == "gemini" else body["options"])
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["provider"]["seed"] is None and run["provider"]["unsupported_params"] == []
+    assert "cannot be seeded" not in unseeded.stdout  # asked for: not the model's limitation
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_missing_key_stops_before_any_request(name: str, tmp_path: Path) -> None:
+    case = CASES[name]
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    env = dict(case.env)
+    if case.missing:
+        env[case.missing] = None
+    with case.server(script({})) as server:
+        flags = ("-c", "canary.yaml", "-p", case.model, "--api-base", server.api_base)
+        result = pc("run", *flags, cwd=tmp_path, env=env)
+        if not case.missing:  # Ollama needs no key at all
+            assert result.returncode == 0, result.stderr
+            assert len(server.requests) == 2
+            return
+        assert server.requests == []
+    assert result.returncode == 2, result.stderr + result.stdout
+    assert case.missing in result.stderr and "No request was sent" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_azure_names_every_missing_setting(tmp_path: Path) -> None:
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    with AzureServer(script({})) as server:
+        result = pc(
+            "run",
+            *("-c", "canary.yaml", "-p", "azure/canary-deployment"),
+            cwd=tmp_path,
+            env={"AZURE_API_KEY": "test-key", "AZURE_API_VERSION": None, "AZURE_API_BASE": None},
+        )
+        assert server.requests == []
+    assert result.returncode == 2
+    assert "AZURE_API_BASE" in result.stderr and "AZURE_API_VERSION" in result.stderr
