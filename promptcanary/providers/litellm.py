@@ -144,6 +144,25 @@ class LiteLLMProvider(BaseLLMProvider):
             update["seed"] = None
         return config.model_copy(update=update)
 
+    def with_price(self, input_per_million: float, output_per_million: float) -> LiteLLMProvider:
+        """This provider with the model's price given (LiteLLM prices each response with it,
+        instead of its own map: ``input_cost_per_token`` / ``output_cost_per_token``)."""
+        extra = {
+            **self.config.extra_params,
+            "input_cost_per_token": input_per_million / 1e6,
+            "output_cost_per_token": output_per_million / 1e6,
+        }
+        clone = self.with_config(self.config.model_copy(update={"extra_params": extra}))
+        assert isinstance(clone, LiteLLMProvider)
+        return clone
+
+    def price_known(self) -> bool:
+        """Whether responses will carry a cost: a price was given, or LiteLLM's map has one."""
+        extra = self.config.extra_params
+        if "input_cost_per_token" in extra or "output_cost_per_token" in extra:
+            return True
+        return token_price(self.config.model_id, 1000, 1000) is not None
+
     # ── calls ──
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:

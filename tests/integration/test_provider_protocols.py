@@ -209,3 +209,64 @@ def test_azure_names_every_missing_setting(tmp_path: Path) -> None:
         assert server.requests == []
     assert result.returncode == 2
     assert "AZURE_API_BASE" in result.stderr and "AZURE_API_VERSION" in result.stderr
+
+
+def test_an_unpriced_model_refuses_a_spending_cap_until_the_suite_gives_a_price(
+    tmp_path: Path,
+) -> None:
+    case = CASES["ollama"]  # LiteLLM's map has no price for ollama_chat/llama3
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    with OllamaServer(script({})) as server:
+        flags = ("-c", "canary.yaml", "-p", case.model, "--api-base", server.api_base)
+        capped = pc("run", *flags, "--max-cost", "1", cwd=tmp_path, env=case.env)
+        assert capped.returncode == 2, capped.stderr + capped.stdout
+        assert server.requests == []
+        assert "--max-cost" in capped.stderr and "input_per_million" in capped.stderr
+
+        priced = SUITE.replace(
+            "samples: 1\n", "samples: 1\nprice: {input_per_million: 2.0, output_per_million: 8.0}\n"
+        )
+        (tmp_path / "canary.yaml").write_text(priced, encoding="utf-8")
+        result = pc("run", *flags, "--max-cost", "1", "-o", "run.json", cwd=tmp_path, env={})
+        assert result.returncode == 0, result.stderr + result.stdout
+        assert len(server.requests) == 2
+    run = json.loads((tmp_path / "run.json").read_text())
+    costs = {r["prompt_id"]: r["cost_usd"] for r in run["llm_responses"]}
+    # capital: 10 tokens in, 1 out ("Paris."); weather: 40 in, 1 out (a tool call, no words).
+    assert costs["capital"] == pytest.approx((10 * 2.0 + 1 * 8.0) / 1e6)
+    assert costs["weather"] == pytest.approx((40 * 2.0 + 1 * 8.0) / 1e6)
+    assert "cost unknown" not in result.stdout and "no price known" not in result.stdout
+
+
+def test_a_suite_max_cost_on_an_unpriced_model_names_the_setting(tmp_path: Path) -> None:
+    capped = SUITE.replace("samples: 1\n", "samples: 1\nmax_cost_usd: 0.5\n")
+    (tmp_path / "canary.yaml").write_text(capped, encoding="utf-8")
+    with OllamaServer(script({})) as server:
+        flags = ("-c", "canary.yaml", "-p", "ollama_chat/llama3", "--api-base", server.api_base)
+        result = pc("run", *flags, cwd=tmp_path, env={})
+        assert server.requests == []
+    assert result.returncode == 2
+    assert "max_cost_usd" in result.stderr and "price" in result.stderr
+
+
+def test_plan_says_why_the_cost_is_unknown_and_uses_the_suite_price(tmp_path: Path) -> None:
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    model = ("-p", "ollama_chat/llama3")
+    with OllamaServer(script({})) as server:
+        saved = run_cli(
+            *("run", "-c", "canary.yaml", *model, "--api-base", server.api_base),
+            *("--save-baseline", "--no-progress"),
+            cwd=tmp_path,
+        )
+        assert saved.returncode == 0, saved.stderr
+    plan = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", *model, cwd=tmp_path)
+    assert plan.returncode == 0, plan.stderr
+    assert "Cost unknown: LiteLLM has no price for ollama_chat/llama3" in plan.stdout
+    assert "input_per_million" in plan.stdout
+    priced = SUITE.replace(
+        "samples: 1\n", "samples: 1\nprice: {input_per_million: 2.0, output_per_million: 8.0}\n"
+    )
+    (tmp_path / "canary.yaml").write_text(priced, encoding="utf-8")
+    plan = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", *model, cwd=tmp_path)
+    assert "Cost per run (estimated): $" in plan.stdout
+    assert "canary.yaml's price for ollama_chat/llama3" in plan.stdout

@@ -183,12 +183,18 @@ def plan(
         else:
             prompt_tokens = round(per_request[0] * requests)
             completion_tokens = round(per_request[1] * requests)
-            cost = pricer(model_id or "", prompt_tokens, completion_tokens) if pricer else None
+            price = suite.settings.price if suite is not None else None
+            source = "canary.yaml's price" if price is not None else "LiteLLM's price"
+            if price is not None:
+                cost = price.cost(prompt_tokens, completion_tokens)
+            elif pricer is not None:
+                cost = pricer(model_id or "", prompt_tokens, completion_tokens)
             basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
             note = (
-                f"Estimated: {basis} x LiteLLM's price for {model_id}."
+                f"Estimated: {basis} x {source} for {model_id}."
                 if cost is not None
-                else f"LiteLLM has no price for {model_id} (tokens: {basis})."
+                else f"Cost unknown: LiteLLM has no price for {model_id} (tokens: {basis}). "
+                "Give one in canary.yaml: price: {input_per_million: …, output_per_million: …}."
             )
     return Plan(
         effect=effect,
