@@ -270,3 +270,47 @@ def test_plan_says_why_the_cost_is_unknown_and_uses_the_suite_price(tmp_path: Pa
     plan = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", *model, cwd=tmp_path)
     assert "Cost per run (estimated): $" in plan.stdout
     assert "canary.yaml's price for ollama_chat/llama3" in plan.stdout
+
+
+@pytest.mark.parametrize(
+    ("server_class", "model", "extra", "says"),
+    [
+        (GeminiServer, "gemini/gemini-2.5-flash", {}, "Missing Gemini API key"),
+        (AnthropicServer, "anthropic/claude-3-5-haiku-latest", {}, "Missing Anthropic API Key"),
+        # A parameter the model does not take, given by hand: refused by LiteLLM, not sent.
+        (
+            AnthropicServer,
+            "anthropic/claude-3-5-haiku-latest",
+            {"api_key": "test-key", "logprobs": True},
+            "does not support parameters",
+        ),
+    ],
+)
+def test_a_request_litellm_refuses_is_not_sent_not_retried_and_has_no_traceback(
+    server_class: Callable[..., WireServer],
+    model: str,
+    extra: dict[str, object],
+    says: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without the CLI's pre-flight check (a library user): the engine must still not retry.
+    from promptcanary.core.suite import CanarySuite
+    from promptcanary.providers.litellm import LiteLLMProvider
+
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    suite = CanarySuite.from_dict(
+        {"name": "s", "probes": ["json_validity"], "prompts": ["one", "two"]}
+    )
+    with server_class(script({})) as server:
+        provider = LiteLLMProvider(model, api_base=server.api_base, **extra)
+        run = suite.run(provider, show_progress=False, concurrency=1)
+        assert server.requests == []
+    assert run.aborted is None  # not taken for credentials refused by a server
+    for response in run.llm_responses:
+        assert response.error_type == "not_sent" and response.attempts == 1
+        assert says in (response.error or "")
+        assert "Traceback" not in (response.error or "") and "litellm/" not in (
+            response.error or ""
+        )
+        assert response.error_status is None
