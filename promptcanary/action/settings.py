@@ -256,9 +256,14 @@ def _number(environ: Mapping[str, str], name: str, low: float, high: float) -> f
 
 def _seed(environ: Mapping[str, str], name: str) -> int | Literal["none"] | None:
     raw = read_input(environ, name)
+    if not raw:
+        return None
     if raw.strip().lower() == "none":
         return "none"
-    return _integer(environ, name, None, None)
+    try:
+        return int(raw)
+    except ValueError:
+        raise _invalid(name, raw, 'a whole number, or "none" to send no seed') from None
 
 
 def _integer(
