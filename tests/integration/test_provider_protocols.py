@@ -138,6 +138,9 @@ def test_baseline_unchanged_and_drifted_compare(name: str, tmp_path: Path) -> No
         }
         assert {prompt for _, prompt in regressed} == {"capital", "weather"}
         assert "Traceback" not in base.stderr + same.stderr + moved.stderr
+        # Said once per report, and only where the model really cannot be seeded.
+        for out in (base.stdout, same.stdout, moved.stdout):
+            assert out.count("cannot be seeded") == (0 if case.seeded else 1), out
 
 
 def test_anthropic_is_sent_no_seed_and_the_run_says_so(tmp_path: Path) -> None:
