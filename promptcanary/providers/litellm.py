@@ -11,32 +11,20 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import time
 from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
-from promptcanary.core.text import clip
 from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError, redact
 from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
-
-__all__ = ["LiteLLMProvider"]
-
-#: Longest provider error text kept in a message (LiteLLM sometimes echoes whole bodies).
-_MAX_ERROR_TEXT = 500
-#: "litellm.RateLimitError: RateLimitError: " — LiteLLM repeats the class name we already show.
-_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)*")
-#: LiteLLM sometimes appends a Python traceback, or a plea to file a bug with a long link: neither
-#: belongs in a run file or a report.
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
-_BUG_PLEA = re.compile(r"\s*(?:This looks like a bug in LiteLLM|To drop these, set)\b.*", re.S)
-#: LiteLLM refusing to build a request (no server involved): a missing credential or endpoint.
-_NOT_SENT = re.compile(
-    r"\bmissing\b[^.]{0,40}?\b(?:api[ _-]?key|credentials?|api[ _-]?base)\b"
-    r"|\bapi_base is required\b|\bno api base provided\b|\bdoes not support parameters\b",
-    re.I,
+from promptcanary.providers.litellm_messages import (
+    is_connection_error,
+    not_sent,
+    short_text,
+    unreadable_body,
 )
 
+__all__ = ["LiteLLMProvider"]
 
 _frozen = False
 
@@ -261,7 +249,7 @@ class LiteLLMProvider(BaseLLMProvider):
 
     def _error(self, exc: BaseException) -> ProviderError:
         """Translate any LiteLLM / network exception into a ProviderError (redacted)."""
-        unreadable = _unreadable_body(exc)
+        unreadable = unreadable_body(exc)
         if unreadable is not None:
             return self._unreadable_error(exc, unreadable)
         status = getattr(exc, "status_code", None)
@@ -273,10 +261,10 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after = parse_retry_after(headers)
         except Exception:  # headers of an unexpected type: no hint, not a crash
             retry_after = None
-        text = clip(_LITELLM_PREFIX.sub("", " ".join(condense(str(exc)).split())), _MAX_ERROR_TEXT)
-        if _not_sent(exc, headers, text):
+        text = short_text(exc)
+        if not_sent(exc, headers, text):
             return self._not_sent_error(exc, text)
-        if _is_connection_error(exc, text):
+        if is_connection_error(exc, text):
             # LiteLLM says only "Connection error": name where it tried to connect.
             where = self.config.extra_params.get("api_base") or "the provider's default endpoint"
             text += f" (could not connect to {where})"
@@ -323,64 +311,6 @@ class LiteLLMProvider(BaseLLMProvider):
             hint="Check --api-base / OPENAI_API_BASE: it should be the API's base URL (often "
             "ending in /v1), not a web page, login page or proxy in front of it.",
         )
-
-
-# LiteLLM reports a 2xx reply it cannot read as a 500 (InternalServerError), which would be retried
-# like a server fault. Its OpenAI client says which case it was, in one of two ways:
-# * the body was declared JSON but does not parse: a JSONDecodeError (holding the body) is in the
-#   exception chain;
-# * the Content-Type was not JSON, so the body came back as text: "... Received: '<text>'. Check".
-_RECEIVED_TEXT = re.compile(
-    r"Empty or invalid response from LLM endpoint\. Received: (.*?)\. Check", re.S
-)
-_NO_CHOICES = re.compile(r"provider returned a response with no 'choices'(.*)")
-#: Characters of an unreadable body quoted in the message.
-_BODY_PREVIEW = 120
-
-
-def _unreadable_body(exc: BaseException) -> str | None:
-    """How a 2xx reply that is not a chat completion looked, or None for any other error."""
-    import json
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, json.JSONDecodeError):
-            return (
-                "a body that is not JSON although its Content-Type says JSON "
-                f"(first bytes: {_preview(current.doc)})"
-            )
-        current = current.__cause__ or current.__context__
-    text = str(exc)
-    received = _RECEIVED_TEXT.search(text)
-    if received:
-        shown = received.group(1)
-        if shown.startswith(("'", '"')):  # the body as text: the Content-Type was not JSON
-            import ast
-
-            try:
-                body = ast.literal_eval(shown)
-            except (ValueError, SyntaxError):
-                body = shown
-            return (
-                "a body that is not JSON (its Content-Type is not JSON; "
-                f"first bytes: {_preview(str(body))})"
-            )
-        return f"JSON that is not a chat completion (received {_preview(shown)})"
-    no_choices = _NO_CHOICES.search(text)
-    if no_choices:
-        return "JSON that is not a chat completion (no 'choices'" + (
-            f"; {no_choices.group(1).strip(' .')})" if no_choices.group(1).strip(" .") else ")"
-        )
-    return None
-
-
-def _preview(body: str) -> str:
-    if not body:
-        return "(empty)"
-    flat = " ".join(body.split())
-    return repr(flat if len(flat) <= _BODY_PREVIEW else flat[:_BODY_PREVIEW] + "…")
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
@@ -450,28 +380,6 @@ def token_price(model_id: str, prompt_tokens: int, completion_tokens: int) -> fl
     return float(prompt_cost) + float(completion_cost)
 
 
-def condense(text: str) -> str:
-    """A LiteLLM message without the Python traceback or bug-report plea it sometimes carries.
-
-    When the message is nothing but a traceback, its last line (the exception) is kept.
-    """
-    head, tb, tail = _TRACEBACK.split(text, 1)[0], _TRACEBACK.search(text), ""
-    if tb is not None:
-        lines = [line.strip() for line in text[tb.end() :].splitlines() if line.strip()]
-        # The exception line is the last one that is not indented source ("File ...", code).
-        tail = next((line for line in reversed(lines) if re.match(r"^\w[\w.]*: ", line)), "")
-    text = head.strip() or tail
-    return _BUG_PLEA.sub("", text).strip()
-
-
-def _not_sent(exc: BaseException, headers: Any, text: str) -> bool:
-    """True when LiteLLM refused the request itself: no reply came (no response headers) and it
-    says why (unsupported parameter, missing credential or endpoint)."""
-    if headers:
-        return False  # a server answered: whatever it says is its own verdict
-    return type(exc).__name__ == "UnsupportedParamsError" or bool(_NOT_SENT.search(text))
-
-
 #: Sampling parameters sent only where the model accepts them.
 _SAMPLING = ("seed", "temperature", "max_tokens")
 
@@ -500,8 +408,3 @@ def _supported(model_id: str, api_base: str | None) -> frozenset[str] | None:
     except Exception:  # an unroutable model fails later, with LiteLLM's own message
         return None
     return frozenset(params) if params else None
-
-
-def _is_connection_error(exc: BaseException, text: str) -> bool:
-    """True for a refused or unreachable endpoint (LiteLLM reports some as a 500)."""
-    return type(exc).__name__ == "APIConnectionError" or "connection error" in text.lower()

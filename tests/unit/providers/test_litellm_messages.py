@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from promptcanary.core.run.retry import error_type_for, is_retryable
 from promptcanary.errors import RequestNotSentError
-from promptcanary.providers.litellm import condense
+from promptcanary.providers.litellm_messages import condense
 
 GEMINI = (
     "litellm.APIConnectionError: Missing Gemini API key. Set the GEMINI_API_KEY or GOOGLE_API_KEY "
