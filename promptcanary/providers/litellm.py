@@ -273,7 +273,10 @@ class LiteLLMProvider(BaseLLMProvider):
         api_key = self.config.extra_params.get("api_key")
         if isinstance(api_key, str) and api_key:
             message = redact(message, extra_secrets=[api_key])
-        cls = ProviderAuthError if status in (401, 403) else ProviderError
+        # Google's API answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID): a
+        # refused credential all the same, which stops the run like a 401.
+        refused = status in (401, 403) or (status == 400 and "API_KEY_INVALID" in text)
+        cls = ProviderAuthError if refused else ProviderError
         return cls(
             message,
             model_id=self.config.model_id,

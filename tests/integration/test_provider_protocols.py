@@ -317,3 +317,23 @@ def test_a_request_litellm_refuses_is_not_sent_not_retried_and_has_no_traceback(
             response.error or ""
         )
         assert response.error_status is None
+
+
+def test_a_wrong_gemini_key_stops_the_run_like_a_refused_credential(tmp_path: Path) -> None:
+    # Google answers 400 INVALID_ARGUMENT / API_KEY_INVALID, not 401: still an auth failure.
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    with GeminiServer(script({}), key="the-right-key") as server:
+        flags = (
+            "-c",
+            "canary.yaml",
+            "-p",
+            "gemini/gemini-2.5-flash",
+            "--api-base",
+            server.api_base,
+        )
+        result = pc("run", *flags, "-o", "run.json", cwd=tmp_path, env={"GEMINI_API_KEY": "wrong"})
+        assert len(server.requests) == 1  # the first request goes alone; the rest are not sent
+    assert result.returncode == 3
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["aborted"] and "API key not valid" in run["aborted"]
+    assert {r["error_type"] for r in run["llm_responses"]} == {"auth"}
