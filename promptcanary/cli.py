@@ -88,7 +88,13 @@ TemperatureOpt = Annotated[
 MaxTokensOpt = Annotated[
     int | None, typer.Option("--max-tokens", min=1, help="max_tokens override.")
 ]
-SeedOpt = Annotated[int | None, typer.Option(help="Seed override.")]
+SeedOpt = Annotated[
+    str | None,
+    typer.Option(
+        help='Seed override: a whole number, or "none" to send no seed [default: canary.yaml, '
+        "else 42]. Models that take no seed (Anthropic) are sent none."
+    ),
+]
 ConcurrencyOpt = Annotated[
     int | None,
     typer.Option(min=1, max=512, help="Requests in flight at once [default: 8 or canary.yaml]."),

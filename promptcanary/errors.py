@@ -7,7 +7,8 @@
     ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
     │   └── SuiteMismatchError        a baseline and a run of different suites (also ValueError)
     ├── ProviderError                 the model could not be called                          (exit 3)
-    │   └── ProviderAuthError         credentials refused: the whole run stops               (exit 3)
+    │   ├── ProviderAuthError         credentials refused: the whole run stops               (exit 3)
+    │   └── RequestNotSentError       the client library refused to send it (never retried)  (exit 3)
     ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
     ├── StorageError                  baselines could not be read or written                 (exit 2)
     │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
@@ -178,6 +179,17 @@ class ProviderAuthError(ProviderError):
             "Check the API key environment variable for this provider (for example "
             "OPENAI_API_KEY) and that it is allowed to use this model.",
         )
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
+class RequestNotSentError(ProviderError):
+    """The provider's client library refused to build the request, so nothing reached a server:
+    a missing credential, a parameter the model does not accept. Trying again cannot help, and
+    it is neither a server nor a connection error."""
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        kwargs["retryable"] = False
+        kwargs.setdefault("status_code", None)
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
@@ -70,7 +70,8 @@ class ActionConfig:
     """Samples per prompt of a promoted baseline with ``samples: auto``; None: the suite's."""
     temperature: float | None
     max_tokens: int | None
-    seed: int | None
+    seed: int | Literal["none"] | None
+    """A whole number, "none" (send no seed), or None: the suite's setting."""
     working_directory: Path
     mode: str
     fail_on_inconclusive: bool
@@ -165,7 +166,7 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         baseline_samples=_integer(environ, "baseline-samples", 2, 1000),
         temperature=_number(environ, "temperature", 0.0, 2.0),
         max_tokens=_integer(environ, "max-tokens", 1, 1_000_000),
-        seed=_integer(environ, "seed", None, None),
+        seed=_seed(environ, "seed"),
         working_directory=workdir,
         mode=_choice(environ, "mode", MODE_CHOICES),
         fail_on_inconclusive=_boolean(environ, "fail-on-inconclusive"),
@@ -254,6 +255,18 @@ def _number(environ: Mapping[str, str], name: str, low: float, high: float) -> f
     if not low <= value <= high:  # also rejects NaN
         raise _invalid(name, raw, f"a number from {low:g} to {high:g}")
     return value
+
+
+def _seed(environ: Mapping[str, str], name: str) -> int | Literal["none"] | None:
+    raw = read_input(environ, name)
+    if not raw:
+        return None
+    if raw.strip().lower() == "none":
+        return "none"
+    try:
+        return int(raw)
+    except ValueError:
+        raise _invalid(name, raw, 'a whole number, or "none" to send no seed') from None
 
 
 def _integer(

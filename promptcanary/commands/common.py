@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.errors import InputError
+from promptcanary.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.core.models.run import SeedSetting
     from promptcanary.core.suite import CanarySuite
     from promptcanary.pipeline import Overrides
     from promptcanary.pipeline.cost import RunPlan
@@ -171,7 +172,8 @@ class RunFlags:
     provider: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
-    seed: int | None = None
+    seed: int | str | None = None
+    """A whole number or "none" (parsed in :meth:`overrides`)."""
     concurrency: int | None = None
     samples: int | str | None = None
     workers: int | None = None
@@ -197,7 +199,7 @@ class RunFlags:
             model=self.provider,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
-            seed=self.seed,
+            seed=_seed(self.seed),
             samples=parse_samples(self.samples, field="--samples"),
             concurrency=self.concurrency,
             workers=self.workers,
@@ -210,6 +212,15 @@ class RunFlags:
             batch_id=self.batch_id,
             **extra,
         )
+
+
+def _seed(value: int | str | None) -> SeedSetting:
+    from promptcanary.core.models.run import parse_seed
+
+    try:
+        return parse_seed(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--seed") from None
 
 
 def measure(

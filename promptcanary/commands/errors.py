@@ -30,7 +30,7 @@ _PROVIDER_FLAGS = {
     "model_id": ("--provider", "Pass a LiteLLM model string, e.g. -p openai/gpt-4o-mini."),
     "temperature": ("--temperature", "Use a temperature from 0 to 2 (0 is best for canaries)."),
     "max_tokens": ("--max-tokens", "Use a whole number greater than 0, e.g. 1024."),
-    "seed": ("--seed", "Use a whole number, e.g. 42."),
+    "seed": ("--seed", 'Use a whole number, e.g. 42, or "none" to send no seed.'),
 }
 
 

@@ -32,6 +32,24 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_EFFECT = 0.1
 
 
+class Price(BaseModel):
+    """What a model costs, in USD per million tokens (canary.yaml ``price:``), for a model
+    LiteLLM has no price for (a local server, a new or private model); it replaces LiteLLM's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_million: float = Field(ge=0)
+    """USD per million input (prompt) tokens."""
+    output_per_million: float = Field(ge=0)
+    """USD per million output (completion) tokens."""
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """USD for these tokens."""
+        return (
+            prompt_tokens * self.input_per_million + completion_tokens * self.output_per_million
+        ) / 1e6
+
+
 class SuiteSettings(BaseModel):
     """Run and comparison defaults a canary.yaml may set next to its prompts and probes."""
 
@@ -43,8 +61,9 @@ class SuiteSettings(BaseModel):
     """Sampling temperature override."""
     max_tokens: int | None = Field(default=None, gt=0)
     """max_tokens override."""
-    seed: int | None = None
-    """Seed override."""
+    seed: int | Literal["none"] | None = None
+    """Seed override: a number; ``none`` to send no seed at all; unset (or ``null``): no
+    override, the provider's own (42). A model that does not accept a seed is sent none."""
     samples: int | Literal["auto"] = "auto"
     """How many times each prompt is sent in a check run: ``auto`` (default) screens every
     prompt with ``screening_samples`` and confirms only the pairs that look changed (see
@@ -68,7 +87,11 @@ class SuiteSettings(BaseModel):
     concurrency: int = Field(default=8, ge=1, le=512)
     """Requests in flight at once."""
     max_cost_usd: float | None = Field(default=None, gt=0)
-    """Stop issuing requests once this much has been spent."""
+    """Stop issuing requests once this much has been spent. A model without a known price (in
+    LiteLLM's map or ``price:``) is refused: the limit could not be enforced."""
+    price: Price | None = None
+    """The model's price per million tokens, used instead of LiteLLM's (which has none for
+    local servers and many new models): ``{input_per_million: 0.15, output_per_million: 0.6}``."""
     timeout: float = Field(default=60.0, gt=0)
     """Per-request timeout in seconds."""
     max_attempts: int = Field(default=4, ge=1, le=20)
@@ -96,6 +119,13 @@ class SuiteSettings(BaseModel):
                 "must not be empty; give a LiteLLM model string such as openai/gpt-4o-mini"
             )
         return v.strip() if v is not None else None
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, value: Any) -> Any:
+        from promptcanary.core.models.run import parse_seed
+
+        return parse_seed(value)
 
     @field_validator("samples", mode="before")
     @classmethod

@@ -4,7 +4,7 @@ provider and produces a :class:`CanaryRunResult`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from promptcanary.core.config import (
     SETTINGS_KEYS,
@@ -177,7 +177,7 @@ class CanarySuite:
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
-        seed: int | None = None,
+        seed: int | Literal["none"] | None = None,
         show_progress: bool = True,
         concurrency: int | None = None,
         samples: int | None = None,
@@ -197,7 +197,7 @@ class CanarySuite:
             provider:      The LLM provider to query.
             temperature:   Override default temperature (0.0 recommended).
             max_tokens:    Override max_tokens.
-            seed:          Override seed for reproducibility.
+            seed:          Override seed for reproducibility ("none": send no seed).
             show_progress: Whether to show a Rich progress bar.
             concurrency:   Requests in flight at once (default: suite setting, 8).
             samples:       Times each prompt is sent (default: suite setting, 1).
@@ -232,7 +232,7 @@ class CanarySuite:
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
-        seed: int | None = None,
+        seed: int | Literal["none"] | None = None,
         show_progress: bool = False,
         concurrency: int | None = None,
         samples: int | None = None,

@@ -113,7 +113,9 @@ def plan_run(
         samples = settings.fixed_samples
     assert isinstance(samples, int)
     requests = count * samples
-    _, _, cost, note = estimate_cost(requests, baseline=priced_by, model=model, pricer=pricer)
+    _, _, cost, note = estimate_cost(
+        requests, baseline=priced_by, model=model, pricer=pricer, price=settings.price
+    )
     return RunPlan(
         model=model,
         prompts=count,

@@ -44,6 +44,9 @@ def measure(
     """
     if overrides.batch or overrides.batch_id:
         return measure_batch(suite, provider, overrides, progress=progress, notify=notify)
+    from promptcanary.pipeline.pricing import priced
+
+    provider = priced(suite, provider, overrides)
     samples = overrides.samples
     saved = getattr(provider, "run_result", None) if overrides.replay is not None else None
     if (samples is None or samples == "auto") and saved is not None and saved.adaptive is not None:
@@ -169,7 +172,9 @@ def measure_shard(
     import copy
 
     from promptcanary.core.run.shards import shard_prompts, shard_record
+    from promptcanary.pipeline.pricing import priced
 
+    provider = priced(suite, provider, overrides)
     samples = overrides.samples
     if samples == "auto":
         samples = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from promptcanary.errors import (
     ConfigError,
@@ -22,7 +22,8 @@ class Overrides:
     """LiteLLM model string; None: the replayed run's model, else the suite's ``provider:``."""
     temperature: float | None = None
     max_tokens: int | None = None
-    seed: int | None = None
+    seed: int | Literal["none"] | None = None
+    """Seed override; ``"none"``: send no seed; None: canary.yaml's, else the provider's (42)."""
     samples: int | str | None = None
     """Times each prompt is sent, or ``"auto"`` (adaptive checks); None: the suite's setting (a
     replay: as many as were saved)."""

@@ -3,29 +3,28 @@
 ``litellm`` is imported only when a model is actually called (it costs seconds and hundreds of MB),
 and with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` unless the user set it, so importing it never goes to
 the network. LiteLLM's own retries are turned off: the runner retries (see core/run/retry.py), with
-backoff, Retry-After and rate-limit adaptation, for every provider alike.
+backoff, Retry-After and rate-limit adaptation, for every provider alike; this module only reads the
+wait a server asked for (:func:`~promptcanary.providers.base.parse_retry_after`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import time
 from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
-from promptcanary.core.run.retry import parse_retry_after
-from promptcanary.core.text import clip
-from promptcanary.errors import ProviderAuthError, ProviderError, redact
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError, redact
+from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
+from promptcanary.providers.litellm_messages import (
+    is_connection_error,
+    not_sent,
+    short_text,
+    unreadable_body,
+)
 
 __all__ = ["LiteLLMProvider"]
-
-#: Longest provider error text kept in a message (LiteLLM sometimes echoes whole bodies).
-_MAX_ERROR_TEXT = 500
-#: "litellm.RateLimitError: RateLimitError: " — LiteLLM repeats the class name we already show.
-_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)*")
-
 
 _frozen = False
 
@@ -122,6 +121,36 @@ class LiteLLMProvider(BaseLLMProvider):
     def __repr__(self) -> str:
         return f"LiteLLMProvider({self.config!r})"
 
+    def sendable(self, config: ProviderConfig) -> ProviderConfig:
+        """``config`` without the sampling parameters the model does not accept (LiteLLM would
+        refuse every request: Anthropic, and Claude on Bedrock or Vertex AI, take no seed)."""
+        refused = [p for p in _SAMPLING if _set(config, p) and not accepts(config, p)]
+        if not refused and not config.unsupported_params:
+            return config
+        update: dict[str, Any] = {"unsupported_params": refused}
+        if "seed" in refused:
+            update["seed"] = None
+        return config.model_copy(update=update)
+
+    def with_price(self, input_per_million: float, output_per_million: float) -> LiteLLMProvider:
+        """This provider with the model's price given (LiteLLM prices each response with it,
+        instead of its own map: ``input_cost_per_token`` / ``output_cost_per_token``)."""
+        extra = {
+            **self.config.extra_params,
+            "input_cost_per_token": input_per_million / 1e6,
+            "output_cost_per_token": output_per_million / 1e6,
+        }
+        clone = self.with_config(self.config.model_copy(update={"extra_params": extra}))
+        assert isinstance(clone, LiteLLMProvider)
+        return clone
+
+    def price_known(self) -> bool:
+        """Whether responses will carry a cost: a price was given, or LiteLLM's map has one."""
+        extra = self.config.extra_params
+        if "input_cost_per_token" in extra or "output_cost_per_token" in extra:
+            return True
+        return token_price(self.config.model_id, 1000, 1000) is not None
+
     # ── calls ──
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
@@ -171,6 +200,11 @@ class LiteLLMProvider(BaseLLMProvider):
         }
         if self.config.seed is not None:
             kwargs.setdefault("seed", self.config.seed)
+        for name in _SAMPLING:
+            # A provider used without the runner (which records this in the run) still sends
+            # only what the model accepts.
+            if name in kwargs and not accepts(self.config, name):
+                del kwargs[name]
         if prompt.tools:
             kwargs["tools"] = prompt.tools
         # The runner owns retries (backoff, Retry-After, AIMD); LiteLLM retrying underneath
@@ -215,7 +249,7 @@ class LiteLLMProvider(BaseLLMProvider):
 
     def _error(self, exc: BaseException) -> ProviderError:
         """Translate any LiteLLM / network exception into a ProviderError (redacted)."""
-        unreadable = _unreadable_body(exc)
+        unreadable = unreadable_body(exc)
         if unreadable is not None:
             return self._unreadable_error(exc, unreadable)
         status = getattr(exc, "status_code", None)
@@ -227,8 +261,10 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after = parse_retry_after(headers)
         except Exception:  # headers of an unexpected type: no hint, not a crash
             retry_after = None
-        text = clip(_LITELLM_PREFIX.sub("", " ".join(str(exc).split())), _MAX_ERROR_TEXT)
-        if _is_connection_error(exc, text):
+        text = short_text(exc)
+        if not_sent(exc, headers, text):
+            return self._not_sent_error(exc, text)
+        if is_connection_error(exc, text):
             # LiteLLM says only "Connection error": name where it tried to connect.
             where = self.config.extra_params.get("api_base") or "the provider's default endpoint"
             text += f" (could not connect to {where})"
@@ -237,13 +273,30 @@ class LiteLLMProvider(BaseLLMProvider):
         api_key = self.config.extra_params.get("api_key")
         if isinstance(api_key, str) and api_key:
             message = redact(message, extra_secrets=[api_key])
-        cls = ProviderAuthError if status in (401, 403) else ProviderError
+        # Google's API answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID): a
+        # refused credential all the same, which stops the run like a 401.
+        refused = status in (401, 403) or (status == 400 and "API_KEY_INVALID" in text)
+        cls = ProviderAuthError if refused else ProviderError
         return cls(
             message,
             model_id=self.config.model_id,
             status_code=status,
             raw_error=exc,
             retry_after_s=retry_after,
+        )
+
+    def _not_sent_error(self, exc: BaseException, text: str) -> ProviderError:
+        message = redact(f"LiteLLM did not send the request: {text}")
+        api_key = self.config.extra_params.get("api_key")
+        if isinstance(api_key, str) and api_key:
+            message = redact(message, extra_secrets=[api_key])
+        return RequestNotSentError(
+            message,
+            model_id=self.config.model_id,
+            raw_error=exc,
+            hint="Nothing reached the server, so trying again cannot help. Set the credentials "
+            "the provider needs, or leave out the parameter it does not accept "
+            "(docs/providers.md).",
         )
 
     def _unreadable_error(self, exc: BaseException, what: str) -> ProviderError:
@@ -261,64 +314,6 @@ class LiteLLMProvider(BaseLLMProvider):
             hint="Check --api-base / OPENAI_API_BASE: it should be the API's base URL (often "
             "ending in /v1), not a web page, login page or proxy in front of it.",
         )
-
-
-# LiteLLM reports a 2xx reply it cannot read as a 500 (InternalServerError), which would be retried
-# like a server fault. Its OpenAI client says which case it was, in one of two ways:
-# * the body was declared JSON but does not parse: a JSONDecodeError (holding the body) is in the
-#   exception chain;
-# * the Content-Type was not JSON, so the body came back as text: "... Received: '<text>'. Check".
-_RECEIVED_TEXT = re.compile(
-    r"Empty or invalid response from LLM endpoint\. Received: (.*?)\. Check", re.S
-)
-_NO_CHOICES = re.compile(r"provider returned a response with no 'choices'(.*)")
-#: Characters of an unreadable body quoted in the message.
-_BODY_PREVIEW = 120
-
-
-def _unreadable_body(exc: BaseException) -> str | None:
-    """How a 2xx reply that is not a chat completion looked, or None for any other error."""
-    import json
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, json.JSONDecodeError):
-            return (
-                "a body that is not JSON although its Content-Type says JSON "
-                f"(first bytes: {_preview(current.doc)})"
-            )
-        current = current.__cause__ or current.__context__
-    text = str(exc)
-    received = _RECEIVED_TEXT.search(text)
-    if received:
-        shown = received.group(1)
-        if shown.startswith(("'", '"')):  # the body as text: the Content-Type was not JSON
-            import ast
-
-            try:
-                body = ast.literal_eval(shown)
-            except (ValueError, SyntaxError):
-                body = shown
-            return (
-                "a body that is not JSON (its Content-Type is not JSON; "
-                f"first bytes: {_preview(str(body))})"
-            )
-        return f"JSON that is not a chat completion (received {_preview(shown)})"
-    no_choices = _NO_CHOICES.search(text)
-    if no_choices:
-        return "JSON that is not a chat completion (no 'choices'" + (
-            f"; {no_choices.group(1).strip(' .')})" if no_choices.group(1).strip(" .") else ")"
-        )
-    return None
-
-
-def _preview(body: str) -> str:
-    if not body:
-        return "(empty)"
-    flat = " ".join(body.split())
-    return repr(flat if len(flat) <= _BODY_PREVIEW else flat[:_BODY_PREVIEW] + "…")
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
@@ -388,6 +383,31 @@ def token_price(model_id: str, prompt_tokens: int, completion_tokens: int) -> fl
     return float(prompt_cost) + float(completion_cost)
 
 
-def _is_connection_error(exc: BaseException, text: str) -> bool:
-    """True for a refused or unreachable endpoint (LiteLLM reports some as a 500)."""
-    return type(exc).__name__ == "APIConnectionError" or "connection error" in text.lower()
+#: Sampling parameters sent only where the model accepts them.
+_SAMPLING = ("seed", "temperature", "max_tokens")
+
+
+def _set(config: ProviderConfig, name: str) -> bool:
+    return getattr(config, name) is not None
+
+
+def accepts(config: ProviderConfig, param: str) -> bool:
+    """Whether LiteLLM sends ``param`` (an OpenAI parameter name) to ``config``'s model.
+
+    Asks LiteLLM (``get_supported_openai_params``) once per model and base URL; a model it cannot
+    tell about is assumed to accept everything, as before.
+    """
+    api_base = config.extra_params.get("api_base")
+    supported = _supported(config.model_id, api_base if isinstance(api_base, str) else None)
+    return supported is None or param in supported
+
+
+@functools.lru_cache(maxsize=64)
+def _supported(model_id: str, api_base: str | None) -> frozenset[str] | None:
+    litellm = _import_litellm(model_id)
+    try:
+        model, provider, _, _ = litellm.get_llm_provider(model=model_id, api_base=api_base)
+        params = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+    except Exception:  # an unroutable model fails later, with LiteLLM's own message
+        return None
+    return frozenset(params) if params else None

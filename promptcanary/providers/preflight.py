@@ -9,58 +9,26 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from promptcanary.errors import ConfigError
+from promptcanary.providers.credentials import provider_of, unmet
 
-__all__ = ["check_api_base", "check_model", "missing_keys", "preflight"]
-
-# LiteLLM provider prefix → environment variables that can carry its credentials (any one will
-# do). Providers not listed (local servers, cloud SDK credentials) are assumed to be configured.
-_PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "text-completion-openai": ("OPENAI_API_KEY",),
-    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "mistral": ("MISTRAL_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "cohere": ("COHERE_API_KEY",),
-    "cohere_chat": ("COHERE_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY", "OR_API_KEY"),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_API_KEY"),
-    "fireworks_ai": ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY", "FIREWORKSAI_API_KEY"),
-    "xai": ("XAI_API_KEY",),
-    "perplexity": ("PERPLEXITYAI_API_KEY", "PERPLEXITY_API_KEY"),
-    "huggingface": ("HUGGINGFACE_API_KEY", "HF_TOKEN"),
-    "replicate": ("REPLICATE_API_KEY", "REPLICATE_API_TOKEN"),
-}
-
-# Bare model names LiteLLM routes without a prefix.
-_BARE_PREFIXES = (
-    ("gpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("chatgpt-", "openai"),
-    ("claude-", "anthropic"),
-)
+__all__ = ["check_api_base", "check_credentials", "check_model", "missing_keys", "preflight"]
 
 
 def missing_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """The key variables ``model`` needs when none of them is set (empty means fine or unknown).
+    """The API key variables ``model`` needs when none of them is set (empty: fine or unknown).
 
-    Secrets a workflow cannot see arrive as empty strings (fork PRs), so empty counts as missing.
+    Only the key, judged from the model's prefix without importing LiteLLM (the Action decides
+    with it whether a fork's pull request can be measured); :func:`preflight` checks the rest.
     """
-    prefix = model.split("/", 1)[0] if "/" in model else ""
-    if not prefix:
-        prefix = next((p for start, p in _BARE_PREFIXES if model.startswith(start)), "")
-    names = _PROVIDER_KEYS.get(prefix, ())
-    if not names or any(environ.get(name, "").strip() for name in names):
-        return ()
-    return names
+    for need in unmet(provider_of(model), environ):
+        if need.what == "API key":
+            return need.names
+    return ()
 
 
 def check_api_base(api_base: str | None) -> None:
@@ -77,8 +45,8 @@ def check_api_base(api_base: str | None) -> None:
         )
 
 
-def check_model(model: str, *, api_base: str | None = None) -> None:
-    """Refuse a model string LiteLLM cannot route, suggesting the nearest provider prefix.
+def check_model(model: str, *, api_base: str | None = None) -> str:
+    """LiteLLM's provider for ``model``; a model it cannot route is refused with a suggestion.
 
     Raises:
         ConfigError: naming ``--provider``.
@@ -91,22 +59,10 @@ def check_model(model: str, *, api_base: str | None = None) -> None:
         )
     litellm = _litellm()
     try:
-        litellm.get_llm_provider(model=model, api_base=api_base)
-        return
+        return str(litellm.get_llm_provider(model=model, api_base=api_base)[1])
     except Exception:  # LiteLLM raises BadRequestError for an unknown provider
         pass
-    prefix, _, rest = model.partition("/")
-    guess = ""
-    if rest:
-        names = [str(getattr(p, "value", p)) for p in litellm.provider_list]
-        close = difflib.get_close_matches(prefix, names, n=1)
-        if close:
-            guess = f"{close[0]}/{rest}"
-    else:
-        close = difflib.get_close_matches(model, list(litellm.model_list), n=1, cutoff=0.6)
-        if close:
-            routed = _provider_of(litellm, close[0])
-            guess = f"{routed}/{close[0]}" if routed else close[0]
+    guess = suggest_model(model, litellm)
     raise ConfigError(
         f"LiteLLM cannot route the model {model!r}: it names no provider it knows",
         field="--provider",
@@ -126,23 +82,115 @@ def preflight(
     """
     env = os.environ if environ is None else environ
     check_api_base(api_base)
-    check_model(model, api_base=api_base)
-    missing = missing_keys(model, env)
-    if missing and not api_base:
-        either = " or ".join(missing)
-        raise ConfigError(
-            f"{either} is not set (or empty), so {model} cannot be called",
-            field="environment",
-            hint=f"export {missing[0]}=... (or put it in a .env file next to canary.yaml); "
-            "no request was sent.",
+    provider = check_model(model, api_base=api_base)
+    check_credentials(model, provider, env, api_base=api_base)
+
+
+def check_credentials(
+    model: str, provider: str, environ: Mapping[str, str], *, api_base: str | None = None
+) -> None:
+    """Refuse a model whose provider lacks credentials (see :mod:`.credentials`), with or
+    without ``--api-base``: LiteLLM would refuse every request itself, one by one.
+
+    Raises:
+        ConfigError: naming every missing variable (exit 2); nothing was sent.
+    """
+    needs = unmet(provider, environ, api_base=api_base)
+    if not needs:
+        return
+    described = [need.describe() for need in needs]
+    missing = ", ".join(described[:-1]) + " and " + described[-1] if needs[1:] else described[0]
+    first = needs[0].names[0].split(" + ")[0]
+    hint = f"export {first}=... (or put it in a .env file next to canary.yaml)."
+    if provider in ("openai", "text-completion-openai") and api_base:
+        # The OpenAI client refuses to send without some key, even to a local server.
+        hint = (
+            "export OPENAI_API_KEY=... — a server that ignores keys (vLLM, llama.cpp, "
+            "LM Studio, a proxy without auth) accepts any value, e.g. OPENAI_API_KEY=unused."
         )
+    raise ConfigError(
+        f"{missing} {'are' if needs[1:] else 'is'} not set (or empty), so {model} cannot be "
+        "called. No request was sent",
+        field="environment",
+        hint=hint + " See docs/providers.md for what each provider needs.",
+    )
 
 
-def _provider_of(litellm: Any, model: str) -> str | None:
-    try:
-        return str(litellm.get_llm_provider(model=model)[1])
-    except Exception:
-        return None
+#: Providers that need one API key and nothing else: the newcomer's way to a model, so a
+#: suggestion prefers them over clouds and resellers serving a model of the same name.
+_DIRECT = ("openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "cohere_chat")
+
+
+def suggest_model(model: str, litellm: Any) -> str:
+    """A model string LiteLLM can route that is probably what ``model`` meant ("" if none).
+
+    ``provider/name`` with a misspelt provider keeps ``name``; a bare name gets the prefix of
+    the provider serving a model of that name (its family, e.g. ``claude-*`` → ``anthropic/``),
+    never a second prefix.
+    """
+    prefix, _, rest = model.partition("/")
+    if rest:
+        names = [str(getattr(p, "value", p)) for p in litellm.provider_list]
+        close = difflib.get_close_matches(prefix, names, n=1)
+        return f"{close[0]}/{rest}" if close else ""
+    served = _served(litellm)
+    wanted = model.strip()
+    family = re.match(r"[a-z]+", wanted.lower())
+    exact = served.get(wanted.lower(), set())
+    # Who serves a model of that family (claude-*, gemini-*) counts too: resellers serve the
+    # exact name more often than its maker does.
+    kin: set[str] = set()
+    if family:
+        kin = {p for name, ps in served.items() if name.startswith(family.group(0)) for p in ps}
+    stem = family.group(0)[:4] if family else "\0"
+
+    def rank(p: str) -> tuple[bool, bool, int]:
+        return (p not in exact, not p.startswith(stem), _DIRECT.index(p))
+
+    direct = min((p for p in _DIRECT if p in exact | kin), key=rank, default=None)
+    if direct is not None:
+        # The user's own name, spelt as that provider spells it when only punctuation differs
+        # (gpt4o → gpt-4o); never a different model.
+        own = {_squash(name): name for name, ps in served.items() if direct in ps}
+        return f"{direct}/{own.get(_squash(wanted), wanted)}"
+    close = difflib.get_close_matches(wanted.lower(), list(served), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    providers = served[close[0]]
+    best = next((p for p in _DIRECT if p in providers), sorted(providers)[0])
+    return f"{best}/{close[0]}"
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _served(litellm: Any) -> dict[str, set[str]]:
+    """Model name (no prefix) → the LiteLLM prefixes that serve it, from LiteLLM's price map."""
+    served: dict[str, set[str]] = {}
+    for key, info in getattr(litellm, "model_cost", {}).items():
+        if not isinstance(info, dict) or info.get("mode") not in (None, "chat"):
+            continue
+        provider = str(info.get("litellm_provider") or "")
+        head, _, tail = str(key).partition("/")
+        if tail and provider.startswith(head):
+            route, name = head, tail  # "vertex_ai/claude-…" (vertex_ai-anthropic_models)
+        elif tail:
+            continue  # a reseller's own path ("heroku/…" under another provider's name)
+        else:
+            route, name = _ROUTES.get(provider, provider), str(key)
+        if route and "/" not in name:
+            served.setdefault(name.lower(), set()).add(route)
+    return served
+
+
+#: litellm_provider values that are not themselves model-string prefixes.
+_ROUTES = {
+    "vertex_ai-language-models": "vertex_ai",
+    "vertex_ai-anthropic_models": "vertex_ai",
+    "vertex_ai-mistral_models": "vertex_ai",
+    "bedrock_converse": "bedrock",
+}
 
 
 def _litellm() -> Any:

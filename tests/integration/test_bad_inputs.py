@@ -339,6 +339,11 @@ CASES: dict[str, Case] = {
         2,
         ("--max-cost", "greater than 0"),
     ),
+    "flag_seed_word": Case(
+        lambda root, mp: ["run", "--replay", "run.json", "--seed", "lucky"],
+        2,
+        ("--seed", '"none"'),
+    ),
     "flag_alpha_one": Case(
         lambda root, mp: ["compare", "--current", "run.json", "--alpha", "1"], 2, ("--alpha",)
     ),

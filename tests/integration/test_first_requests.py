@@ -35,9 +35,20 @@ def project(tmp_path: Path) -> Path:
     [
         (["-p", "openai/gpt-4o-mini"], {"OPENAI_API_KEY": None}, "OPENAI_API_KEY is not set"),
         (["-p", "openai/gpt-4o-mini"], {"OPENAI_API_KEY": ""}, "OPENAI_API_KEY is not set"),
-        (["-p", "anthropic/claude-3-5-haiku-latest"], {}, "ANTHROPIC_API_KEY is not set"),
+        (
+            ["-p", "anthropic/claude-3-5-haiku-latest"],
+            {},
+            "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not",
+        ),
         (["-p", "opneai/gpt-4o-mini"], {}, "Did you mean openai/gpt-4o-mini?"),
         (["-p", "gpt4o"], {}, "Did you mean openai/gpt-4o?"),
+        (["-p", "claude-3-5-haiku"], {}, "Did you mean anthropic/claude-3-5-haiku?"),
+        # Behind --api-base too: the OpenAI client needs some key even for a local server.
+        (
+            ["-p", "openai/x", "--api-base", "http://127.0.0.1:9/v1"],
+            {"OPENAI_API_KEY": None},
+            "accepts any value",
+        ),
         (["-p", "openai/x", "--api-base", "localhost:8000/v1"], {}, "http://localhost:8000/v1"),
     ],
 )

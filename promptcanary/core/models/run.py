@@ -81,6 +81,32 @@ def _is_secret_param(name: str) -> bool:
     return any(h in lowered for h in _SECRET_PARAM_HINTS)
 
 
+#: ``seed: none`` (canary.yaml), ``--seed none``, the Action's ``seed: none``: send no seed at all.
+#: Not the same as leaving the seed out (None), which keeps the provider's own (42 for LiteLLM).
+NO_SEED = "none"
+#: A seed setting: a number, :data:`NO_SEED`, or None (no override).
+SeedSetting = int | Literal["none"] | None
+
+
+def parse_seed(value: Any) -> SeedSetting:
+    """A seed setting from YAML, a flag or an input: an integer, ``none``, or None (not given).
+
+    Raises:
+        ValueError: anything else.
+    """
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    text = str(value).strip().lower()
+    if text == NO_SEED:
+        return "none"
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(
+            f'must be a whole number, or "none" to send no seed (got {value!r})'
+        ) from None
+
+
 class ProviderConfig(BaseModel):
     """Identifies and configures an LLM provider + model endpoint."""
 
@@ -93,7 +119,11 @@ class ProviderConfig(BaseModel):
     max_tokens: int = Field(default=1024, gt=0)
     """Maximum tokens in a response (> 0)."""
     seed: int | None = 42
-    """Determinism seed, passed to providers that support it."""
+    """Determinism seed sent with each request; None: none was sent (``seed: none``, or a model
+    that does not accept one: see :attr:`unsupported_params`)."""
+    unsupported_params: list[str] = Field(default_factory=list)
+    """Sampling parameters that were asked for but not sent because the model does not accept
+    them (``["seed"]`` on Anthropic, and Claude on Bedrock or Vertex AI). Reports say so."""
     extra_params: dict[str, Any] = Field(default_factory=dict)
     """Further keyword arguments for the provider call (api_base, response_format, ...).
     Secret-looking keys (api_key, tokens, headers) are kept in memory but never serialised."""
@@ -194,7 +224,8 @@ class LLMResponse(BaseModel):
     """HTTP status of the final failed attempt, when there was one."""
     error_type: str | None = None
     """Machine-readable error kind: auth, rate_limit, timeout, server, connection, budget,
-    bad_request, bad_response (a 2xx reply that is not a chat completion), replay_missing,
+    bad_request, bad_response (a 2xx reply that is not a chat completion), not_sent (the client
+    library refused to send it: a missing credential, an unsupported parameter), replay_missing,
     unknown."""
     cost_usd: float | None = None
     """Cost of this call in USD from LiteLLM's price map; None when the model is unknown."""

@@ -195,11 +195,13 @@ class ReportView:
     trend: list[TrendPoint] = field(default_factory=list)
     probe_names: dict[str, tuple[str, str]] = field(default_factory=dict)
     """probe id -> (name, category) for the heat strip."""
+    provider_notes: list[str] = field(default_factory=list)
+    """How the current run called the model: an unsupported seed, an unknown cost (once each)."""
 
     @property
     def usage_line(self) -> str:
-        """Usage on one line."""
-        return fmt.usage_line(self.usage)
+        """Usage on one line, then the provider notes."""
+        return " · ".join([fmt.usage_line(self.usage), *self.provider_notes])
 
     @property
     def inconclusive(self) -> bool:
@@ -373,4 +375,5 @@ def build_report_view(
         report_location=one_line(report_location, 300) if report_location else None,
         trend=trend_for_report(report, history) if with_trend else [],
         probe_names=probe_names,
+        provider_notes=fmt.provider_notes(report.provider, report.current_usage),
     )

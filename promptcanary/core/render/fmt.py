@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from promptcanary.core.models import DriftSeverity, ProbeComparison, SuiteChange, UsageSummary
+from promptcanary.core.models import (
+    DriftSeverity,
+    ProbeComparison,
+    ProviderConfig,
+    SuiteChange,
+    UsageSummary,
+)
 from promptcanary.core.render import wording
 
 #: Icon per severity, for Markdown and HTML (the terminal uses colours instead).
@@ -99,13 +105,37 @@ def usage_rows(
     for label, attr, show in _USAGE_FIELDS:
         b = getattr(baseline, attr) if baseline is not None else None
         c = getattr(current, attr) if current is not None else None
-        if (b is None and c is None) or (attr == "total_tokens" and not b and not c):
+        b_text, c_text = _shown(baseline, b, attr, show), _shown(current, c, attr, show)
+        if (b_text == c_text == "—") or (attr == "total_tokens" and not b and not c):
             continue
         change = pct_change(float(b), float(c)) if b is not None and c is not None else ""
-        rows.append(
-            (label, show(b) if b is not None else "—", show(c) if c is not None else "—", change)
-        )
+        rows.append((label, b_text, c_text, change))
     return rows
+
+
+def _shown(usage: UsageSummary | None, value: Any, attr: str, show: Callable[[Any], str]) -> str:
+    if value is not None:
+        return show(value)
+    # Answers were paid for at a price nobody knows: say so rather than leave the cost out.
+    if attr == "cost_usd" and usage is not None and usage.requests > usage.errors:
+        return "unknown"
+    return "—"
+
+
+def provider_notes(provider: ProviderConfig | None, usage: UsageSummary | None) -> list[str]:
+    """What a report says once about how the model was called: a seed (or another sampling
+    parameter) it does not accept, and a cost nobody can know."""
+    if provider is None:
+        return []
+    notes = []
+    for name in provider.unsupported_params:
+        if name == "seed":
+            notes.append(f"no seed sent: {provider.model_id} cannot be seeded")
+        else:
+            notes.append(f"{name} not sent: {provider.model_id} does not accept it")
+    if usage is not None and usage.cost_usd is None and usage.requests > usage.errors:
+        notes.append(f"no price known for {provider.model_id} (set price: in canary.yaml)")
+    return notes
 
 
 def usage_line(rows: list[tuple[str, str, str, str]]) -> str:

@@ -110,7 +110,8 @@ class RunView:
 
 def _usage(run: CanaryRunResult) -> str:
     rows = fmt.usage_rows(None, run.usage)
-    return " · ".join(f"{label} {value}" for label, _, value, _ in rows)
+    parts = [f"{label} {value}" for label, _, value, _ in rows]
+    return " · ".join(parts + fmt.provider_notes(run.provider, run.usage))
 
 
 def _prompt_rows(run: CanaryRunResult) -> list[tuple[str, int, int, str]]:

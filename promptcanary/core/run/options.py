@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ConfigError
@@ -51,7 +51,8 @@ class RunOptions:
 
     temperature: float | None = None
     max_tokens: int | None = None
-    seed: int | None = None
+    seed: int | Literal["none"] | None = None
+    """Seed override; ``"none"`` sends no seed; None keeps the provider's."""
     show_progress: bool = True
     concurrency: int = 8
     samples: int = 1

@@ -14,13 +14,9 @@ as LiteLLM. Rules:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
-from typing import Any
 
-from promptcanary.errors import ProviderAuthError, ProviderError
+from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError
 
 #: Statuses that are never retried, whatever a provider says about them.
 NEVER_RETRY = frozenset({400, 401, 403, 404, 422})
@@ -82,8 +78,11 @@ def is_retryable(error: BaseException) -> bool:
 def error_type_for(error: BaseException) -> str:
     """Machine-readable kind of a failure, stored on :attr:`LLMResponse.error_type`.
 
-    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, unknown.
+    One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, not_sent,
+    unknown.
     """
+    if isinstance(error, RequestNotSentError):
+        return "not_sent"  # refused by the client library: no server or connection involved
     if isinstance(error, ProviderAuthError):
         return "auth"
     if isinstance(error, TimeoutError):
@@ -111,43 +110,3 @@ def error_type_for(error: BaseException) -> str:
     if 400 <= status < 500:
         return "bad_request"
     return "unknown"
-
-
-def parse_retry_after(
-    headers: Mapping[str, Any] | None, *, now: datetime | None = None
-) -> float | None:
-    """Seconds a provider asked us to wait, from ``retry-after-ms`` or ``Retry-After``.
-
-    ``Retry-After`` may be a number of seconds or an HTTP date. Header names are matched
-    case-insensitively. Returns None when there is no usable value.
-    """
-    if not headers:
-        return None
-    lowered = {str(k).lower(): v for k, v in headers.items()}
-    ms = _number(lowered.get("retry-after-ms"))
-    if ms is not None and ms >= 0:
-        return ms / 1000.0
-    raw = lowered.get("retry-after")
-    if raw is None:
-        return None
-    seconds = _number(raw)
-    if seconds is not None:
-        return seconds if seconds >= 0 else None
-    try:
-        when = parsedate_to_datetime(str(raw))
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    delta = (when - (now or datetime.now(timezone.utc))).total_seconds()
-    return max(0.0, delta)
-
-
-def _number(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        return None
-    return number if number == number else None  # NaN is not a wait

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
+from promptcanary.core.models.run import NO_SEED
 from promptcanary.core.run.engine import RunExecution, probe_one
 from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.providers.base import CURRENT_SAMPLE
@@ -55,13 +56,14 @@ def effective_config(provider: BaseLLMProvider, options: RunOptions) -> Provider
     if options.max_tokens is not None:
         update["max_tokens"] = options.max_tokens
     if options.seed is not None:
-        update["seed"] = options.seed
-    if not update:
-        return cfg
-    # Validated (not model_copy): the overrides obey ProviderConfig's bounds, so a temperature of
-    # -1 is refused before any request, as promptcanary 0.2 did. dict(cfg) keeps secret params
-    # that model_dump would hide.
-    return ProviderConfig.model_validate({**dict(cfg), **update})
+        update["seed"] = None if options.seed == NO_SEED else options.seed
+    if update:
+        # Validated (not model_copy): the overrides obey ProviderConfig's bounds, so a
+        # temperature of -1 is refused before any request, as promptcanary 0.2 did. dict(cfg)
+        # keeps secret params that model_dump would hide.
+        cfg = ProviderConfig.model_validate({**dict(cfg), **update})
+    # What will really be sent (a seed the model does not accept is not): the run records it.
+    return provider.sendable(cfg)
 
 
 def abort_kind(result: CanaryRunResult) -> str | None:

@@ -24,6 +24,7 @@ from promptcanary.errors import ConfigError
 Pricer = Callable[[str, int, int], "float | None"]
 
 if TYPE_CHECKING:
+    from promptcanary.core.config import Price
     from promptcanary.core.suite import CanarySuite
 
 
@@ -171,7 +172,11 @@ def plan(
     requests = prompts * samples if prompts is not None else None
 
     prompt_tokens, completion_tokens, cost, note = estimate_cost(
-        requests, baseline=baseline, model=model_id, pricer=pricer
+        requests,
+        baseline=baseline,
+        model=model_id,
+        pricer=pricer,
+        price=suite.settings.price if suite is not None else None,
     )
     return Plan(
         effect=effect,
@@ -198,10 +203,12 @@ def estimate_cost(
     baseline: BaselineSnapshot | None,
     model: str | None,
     pricer: Pricer | None,
+    price: Price | None = None,
 ) -> tuple[int | None, int | None, float | None, str]:
     """(input tokens, output tokens, USD, how it was estimated) for ``requests`` requests to
-    ``model``: the baseline's mean tokens per request times the count, priced by ``pricer``.
-    Unknown parts are None, and the note says why."""
+    ``model``: the baseline's mean tokens per request times the count, priced by the suite's
+    ``price:`` when it has one, else by ``pricer`` (LiteLLM's map). Unknown parts are None, and
+    the note says why."""
     if baseline is None:
         return None, None, None, "No baseline yet: save one to estimate tokens and cost."
     if requests is None:
@@ -211,12 +218,17 @@ def estimate_cost(
         return None, None, None, f"Baseline {baseline.snapshot_id[:8]} records no token counts."
     prompt_tokens = round(per_request[0] * requests)
     completion_tokens = round(per_request[1] * requests)
-    cost = pricer(model or "", prompt_tokens, completion_tokens) if pricer else None
+    if price is not None:
+        cost: float | None = price.cost(prompt_tokens, completion_tokens)
+    else:
+        cost = pricer(model or "", prompt_tokens, completion_tokens) if pricer else None
+    source = "canary.yaml's price" if price is not None else "LiteLLM's price"
     basis = f"tokens per request from baseline {baseline.snapshot_id[:8]}"
     note = (
-        f"Estimated: {basis} x LiteLLM's price for {model}."
+        f"Estimated: {basis} x {source} for {model}."
         if cost is not None
-        else f"LiteLLM has no price for {model} (tokens: {basis})."
+        else f"Cost unknown: LiteLLM has no price for {model} (tokens: {basis}). "
+        "Give one in canary.yaml: price: {input_per_million: …, output_per_million: …}."
     )
     return prompt_tokens, completion_tokens, cost, note
 

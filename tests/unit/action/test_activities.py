@@ -113,7 +113,7 @@ def test_promote_mode_without_a_branch_is_a_config_error(tmp_path: Path) -> None
         ("openai/gpt-4o-mini", {"OPENAI_API_KEY": ""}, ("OPENAI_API_KEY",)),
         ("openai/gpt-4o-mini", {"OPENAI_API_KEY": "sk-x"}, ()),
         ("gpt-4o", {}, ("OPENAI_API_KEY",)),
-        ("claude-3-5-haiku", {}, ("ANTHROPIC_API_KEY",)),
+        ("claude-3-5-haiku", {}, ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")),
         ("gemini/gemini-2.0-flash", {"GOOGLE_API_KEY": "k"}, ()),
         ("ollama/llama3", {}, ()),  # local servers need no key
         ("somethingnew/model", {}, ()),  # unknown: let the provider say

@@ -30,6 +30,12 @@ def test_defaults_resolve_against_the_workspace(tmp_path: Path) -> None:
     assert config.regression_threshold is None and config.concurrency is None
 
 
+def test_seed_none_sends_no_seed_and_empty_keeps_the_suites(tmp_path: Path) -> None:
+    assert load_config(env(tmp_path, seed="none")).seed == "none"
+    assert load_config(env(tmp_path, seed="7")).seed == 7
+    assert load_config(env(tmp_path, seed="")).seed is None
+
+
 def test_working_directory_moves_every_relative_path(tmp_path: Path) -> None:
     config = load_config(env(tmp_path, **{"working-directory": "llm", "replay": "run.json"}))
     assert config.config_path == tmp_path / "llm" / "canary.yaml"
@@ -72,7 +78,7 @@ def test_token_is_kept_out_of_repr(tmp_path: Path) -> None:
         ("samples", "0", '"auto" or a whole number from 1 to 1000'),
         ("baseline-samples", "1", "a whole number from 2 to 1000"),
         ("max-tokens", "1.5", "a whole number from 1 to 1000000"),
-        ("seed", "abc", "a whole number"),
+        ("seed", "abc", 'a whole number, or "none" to send no seed'),
         ("promote-label", "x" * 51, "a label name of at most 50 characters"),
     ],
 )

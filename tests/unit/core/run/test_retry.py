@@ -8,8 +8,9 @@ from email.utils import format_datetime
 
 import pytest
 
-from promptcanary.core.run.retry import RetryPolicy, error_type_for, is_retryable, parse_retry_after
+from promptcanary.core.run.retry import RetryPolicy, error_type_for, is_retryable
 from promptcanary.errors import ProviderAuthError, ProviderError
+from promptcanary.providers.base import parse_retry_after
 
 
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 529, None])
