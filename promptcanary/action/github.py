@@ -151,7 +151,7 @@ class GitHubClient:
             self._repo = self._gh.get_repo(self.repository)  # lazy: no request
         return self._repo
 
-    def _request(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    def request(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
         """A REST call PyGithub has no convenient method for (``path`` under the repository)."""
         _, data = self._gh.requester.requestJsonAndCheck(
             verb, f"/repos/{self.repository}{path}", input=body
@@ -298,7 +298,7 @@ class GitHubClient:
             try:
                 _call(
                     f"read the label '{name}'",
-                    lambda: self._request("GET", f"/labels/{quote(name, safe='')}"),
+                    lambda: self.request("GET", f"/labels/{quote(name, safe='')}"),
                 )
             except GitHubError as exc:
                 if exc.status != 404:
@@ -312,7 +312,7 @@ class GitHubClient:
         try:
             self.send(
                 f"create the label '{name}'",
-                lambda: self._request("POST", "/labels", body),
+                lambda: self.request("POST", "/labels", body),
                 read_back=exists,
             )
         except GitHubError as exc:
@@ -416,7 +416,7 @@ class GitHubClient:
 
         data = _call(
             f"read the permission of '{login}'",
-            lambda: self._request("GET", f"/collaborators/{quote(login, safe='')}/permission"),
+            lambda: self.request("GET", f"/collaborators/{quote(login, safe='')}/permission"),
         )
         permission = str(data.get("permission") or "none")
         return permission, str(data.get("role_name") or permission)

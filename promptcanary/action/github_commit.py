@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from promptcanary.action.github_calls import call
+from promptcanary.action.github_calls import RepoApi, call
 from promptcanary.errors import GitHubError
-
-if TYPE_CHECKING:
-    from promptcanary.action.github import GitHubClient
 
 #: What GitHub says when a branch protection rule or a repository ruleset refuses a ref update
 #: (lower case; matched as substrings of its message).
@@ -51,7 +47,7 @@ class CommitResult:
 
 
 def commit_file(
-    client: GitHubClient, *, path: str, content: bytes, branch: str, parent: str, message: str
+    client: RepoApi, *, path: str, content: bytes, branch: str, parent: str, message: str
 ) -> CommitResult:
     """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it, only
     if the branch still points at ``parent`` (or an ancestor of it).
@@ -66,7 +62,7 @@ def commit_file(
 
     try:
         parent_commit = call(
-            f"read commit {parent[:12]}", lambda: client._request("GET", f"/git/commits/{parent}")
+            f"read commit {parent[:12]}", lambda: client.request("GET", f"/git/commits/{parent}")
         )
     except GitHubError as exc:
         if exc.status in (404, 422):
@@ -82,12 +78,12 @@ def commit_file(
     # is harmless, so they count as safe to repeat.
     blob = client.send(
         f"upload {path}",
-        lambda: client._request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
+        lambda: client.request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
         safe=True,
     )
     tree = client.send(
         f"build the tree for {path}",
-        lambda: client._request(
+        lambda: client.request(
             "POST",
             "/git/trees",
             {
@@ -99,7 +95,7 @@ def commit_file(
     )
     commit = client.send(
         f"create the commit for {path}",
-        lambda: client._request(
+        lambda: client.request(
             "POST", "/git/commits", {"message": message, "tree": tree["sha"], "parents": [parent]}
         ),
         safe=True,
@@ -114,7 +110,7 @@ def commit_file(
         # promotion stands.
         client.send(
             f"move branch '{branch}' to the new commit",
-            lambda: client._request("PATCH", ref, {"sha": commit["sha"], "force": False}),
+            lambda: client.request("PATCH", ref, {"sha": commit["sha"], "force": False}),
             read_back=landed,
         )
     except GitHubError as exc:
@@ -154,14 +150,14 @@ def _ref_refusal(exc: GitHubError, branch: str, parent: str, repository: str) ->
     return exc
 
 
-def branch_at(client: GitHubClient, branch: str, sha: str) -> bool:
+def branch_at(client: RepoApi, branch: str, sha: str) -> bool:
     """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
     from urllib.parse import quote
 
     try:
         ref = call(
             f"read branch '{branch}'",
-            lambda: client._request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
+            lambda: client.request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
         )
     except GitHubError:
         return False

@@ -8,14 +8,11 @@ each is read back first (see :mod:`promptcanary.action.github_calls`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
-from promptcanary.action.github_calls import call
+from promptcanary.action.github_calls import RepoApi, call
 from promptcanary.errors import GitHubError
-
-if TYPE_CHECKING:
-    from promptcanary.action.github import GitHubClient
 
 #: GitHub takes at most this many annotations per check-run request; more go in updates.
 ANNOTATIONS_PER_REQUEST = 50
@@ -32,7 +29,7 @@ class CheckRunRef:
 
 
 def create_check_run(
-    client: GitHubClient,
+    client: RepoApi,
     *,
     name: str,
     head_sha: str,
@@ -54,7 +51,7 @@ def create_check_run(
 
     def existing() -> CheckRunRef | None:
         # The same name, title and summary on the same commit: ours, created before the 5xx.
-        data = client._request(
+        data = client.request(
             "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
         )
         for run in data.get("check_runs") or []:
@@ -65,7 +62,7 @@ def create_check_run(
 
     created = client.send(
         f"create the check run '{name}'",
-        lambda: client._request("POST", "/check-runs", body),
+        lambda: client.request("POST", "/check-runs", body),
         read_back=existing,
     )
     ref = (
@@ -82,7 +79,7 @@ def create_check_run(
 
 
 def _append(
-    client: GitHubClient,
+    client: RepoApi,
     run_id: int,
     *,
     title: str,
@@ -93,7 +90,7 @@ def _append(
     """Add ``batch`` to the check run's annotations (a PATCH appends: never sent twice)."""
 
     def landed() -> bool | None:
-        run = client._request("GET", f"/check-runs/{run_id}")
+        run = client.request("GET", f"/check-runs/{run_id}")
         return (
             True
             if int((run.get("output") or {}).get("annotations_count") or 0) >= expected
@@ -102,7 +99,7 @@ def _append(
 
     client.send(
         f"add annotations to check run {run_id}",
-        lambda: client._request(
+        lambda: client.request(
             "PATCH",
             f"/check-runs/{run_id}",
             {"output": {"title": title, "summary": summary, "annotations": batch}},
@@ -111,13 +108,13 @@ def _append(
     )
 
 
-def workflow_exists(client: GitHubClient, workflow: str) -> bool:
+def workflow_exists(client: RepoApi, workflow: str) -> bool:
     """True when ``workflow`` (a file name under .github/workflows, or an id) exists on the
     default branch; False on 404. Other refusals raise :class:`GitHubError`."""
     try:
         call(
             f"read the workflow '{workflow}'",
-            lambda: client._request("GET", f"/actions/workflows/{quote(workflow, safe='')}"),
+            lambda: client.request("GET", f"/actions/workflows/{quote(workflow, safe='')}"),
         )
     except GitHubError as exc:
         if exc.status == 404:
@@ -126,7 +123,7 @@ def workflow_exists(client: GitHubClient, workflow: str) -> bool:
     return True
 
 
-def dispatch_workflow(client: GitHubClient, workflow: str, *, ref: str) -> None:
+def dispatch_workflow(client: RepoApi, workflow: str, *, ref: str) -> None:
     """Start ``workflow`` on ``ref`` (needs ``actions: write`` and an ``on: workflow_dispatch``
     trigger). After a 5xx answer the workflow's dispatched runs on ``ref`` are counted again: a
     new one means the dispatch landed and it is not sent twice."""
@@ -135,9 +132,7 @@ def dispatch_workflow(client: GitHubClient, workflow: str, *, ref: str) -> None:
 
     def count() -> int | None:
         try:
-            data = call(
-                f"list the runs of '{workflow}'", lambda: client._request("GET", runs_query)
-            )
+            data = call(f"list the runs of '{workflow}'", lambda: client.request("GET", runs_query))
         except GitHubError:
             return None
         return int(data.get("total_count") or 0)
@@ -153,6 +148,6 @@ def dispatch_workflow(client: GitHubClient, workflow: str, *, ref: str) -> None:
 
     client.send(
         f"start the workflow '{workflow}' on '{ref}'",
-        lambda: client._request("POST", f"{path}/dispatches", {"ref": ref}),
+        lambda: client.request("POST", f"{path}/dispatches", {"ref": ref}),
         read_back=landed if before is not None else None,
     )

@@ -377,11 +377,11 @@ def test_the_fake_refuses_check_runs_as_github_does(gh: FakeGitHubServer) -> Non
     ):
         with pytest.raises(GitHubError) as refused:
             c.send(
-                "create", lambda o=output: c._request("POST", "/check-runs", {**base, "output": o})
+                "create", lambda o=output: c.request("POST", "/check-runs", {**base, "output": o})
             )
         assert refused.value.status == 422 and needle in str(refused.value)
     with pytest.raises(GitHubError) as no_commit:
-        c.send("create", lambda: c._request("POST", "/check-runs", {**base, "head_sha": "0" * 40}))
+        c.send("create", lambda: c.request("POST", "/check-runs", {**base, "head_sha": "0" * 40}))
     assert no_commit.value.status == 422
     with pytest.raises(GitHubError) as no_checks:
         client(gh, CONTENTS_READ).create_check_run(
