@@ -74,7 +74,8 @@ class SuiteChange(BaseModel):
 
     kind: Literal["added", "removed", "edited"]
     """added: no baseline yet; removed: in the baseline, gone from the suite; edited: a prompt
-    whose text (so its content-derived id) changed in place."""
+    whose text (so its content-derived id) changed in place, or a probe whose type or parameters
+    changed."""
     what: Literal["prompt", "probe"]
     """Whether a prompt or a probe changed."""
     prompt_id: str | None = None
@@ -84,7 +85,8 @@ class SuiteChange(BaseModel):
     probe_id: str | None = None
     """The probe, for a probe change."""
     text: str | None = None
-    """An excerpt of the prompt's text now (or in the baseline, when removed)."""
+    """An excerpt of the prompt's text now (or in the baseline, when removed); for an edited
+    probe, the parameters that changed (``forbidden_keywords ['a'] → ['a', 'b']``)."""
     pairs: int = 0
     """How many (probe, prompt) pairs this change leaves without a comparison."""
 

@@ -5,6 +5,13 @@ A prompt whose id is content-derived (no explicit ``id:``) gets a new id when it
 removed prompt and an added one that sit in the same place of the suite (between the same
 neighbours) are reported as one *edited* prompt; an explicit ``id:`` keeps a prompt the same
 test whatever its text, and its pairs stay compared.
+
+A probe whose type or parameters changed (the baseline records them: ``CanaryRunResult.probes``)
+is an *edited* probe, whatever its id: its pairs measure something else now and are not
+compared. A change of scope alone (``prompts:``/``tags:`` on the probe, ``probes:``/
+``skip_probes:`` on a prompt) edits no measurement: the pairs it adds or removes are listed as the
+probe added or removed on those prompts, and the pairs both runs measured the same way stay
+compared.
 """
 
 from __future__ import annotations
@@ -13,7 +20,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
-from promptcanary.core.models import CanaryPrompt, CanaryRunResult, SuiteChange, prompt_id_for
+from promptcanary.core.models import (
+    CanaryPrompt,
+    CanaryRunResult,
+    ProbeSpec,
+    SuiteChange,
+    prompt_id_for,
+)
 from promptcanary.core.text import clip
 
 __all__ = ["Key", "split_pairs"]
@@ -30,9 +43,13 @@ def split_pairs(
     """(the pairs both runs measured, sorted; the suite changes that explain the others)."""
     b_keys = {(r.probe_id, r.prompt_id) for r in baseline.probe_results}
     c_keys = {(r.probe_id, r.prompt_id) for r in current.probe_results}
-    compared = sorted(b_keys & c_keys)
+    edited_probes = edited_probe_ids(baseline.probes, current.probes)
+    # An edited probe's pairs are not compared, nor listed again as the probe added to or
+    # removed from a prompt; prompts are still matched on every pair they had.
+    compared = sorted(k for k in b_keys & c_keys if k[0] not in edited_probes)
+    probe_edits = _probe_edits(edited_probes, b_keys, c_keys, baseline, current)
     if b_keys == c_keys:
-        return compared, []
+        return compared, probe_edits
 
     b_order, c_order = _prompt_order(baseline), _prompt_order(current)
     b_texts, c_texts = _prompts(baseline), _prompts(current)
@@ -80,11 +97,72 @@ def split_pairs(
         ]
     # Probes added to or removed from prompts both runs have.
     both = set(b_pairs) & set(c_pairs)
-    changes += _probe_changes("added", {k for k in c_keys - b_keys if k[1] in both}, c_pairs, both)
-    changes += _probe_changes(
-        "removed", {k for k in b_keys - c_keys if k[1] in both}, b_pairs, both
-    )
-    return compared, changes
+    for kind, keys, per_prompt in (
+        ("added", c_keys - b_keys, c_pairs),
+        ("removed", b_keys - c_keys, b_pairs),
+    ):
+        keys = {k for k in keys if k[1] in both and k[0] not in edited_probes}
+        changes += _probe_changes(kind, keys, per_prompt, both)
+    return compared, probe_edits + changes
+
+
+def edited_probe_ids(baseline: list[ProbeSpec], current: list[ProbeSpec]) -> set[str]:
+    """Ids of the probes both runs recorded whose type or parameters differ.
+
+    Only parameters both specs record are compared: a parameter a newer PromptCanary added to a
+    probe (recorded with its default now, absent from an older baseline) is not an edit. A run
+    that recorded no specs (older files) edits nothing.
+    """
+    before = {s.probe_id: s for s in baseline}
+    edited = set()
+    for spec in current:
+        old = before.get(spec.probe_id)
+        if old is not None and _params_changed(old, spec):
+            edited.add(spec.probe_id)
+    return edited
+
+
+def _params_changed(old: ProbeSpec, new: ProbeSpec) -> bool:
+    if old.type != new.type:
+        return True
+    shared = old.params.keys() & new.params.keys()
+    return any(old.params[k] != new.params[k] for k in shared)
+
+
+def _probe_edits(
+    probe_ids: set[str],
+    b_keys: set[Key],
+    c_keys: set[Key],
+    baseline: CanaryRunResult,
+    current: CanaryRunResult,
+) -> list[SuiteChange]:
+    before = {s.probe_id: s for s in baseline.probes}
+    after = {s.probe_id: s for s in current.probes}
+    out = []
+    for probe_id in sorted(probe_ids):
+        pairs = {k for k in b_keys | c_keys if k[0] == probe_id}  # on either side
+        out.append(
+            SuiteChange(
+                kind="edited",
+                what="probe",
+                probe_id=probe_id,
+                text=_params_diff(before[probe_id], after[probe_id]),
+                pairs=len(pairs),
+            )
+        )
+    return out
+
+
+def _params_diff(old: ProbeSpec, new: ProbeSpec) -> str:
+    """``forbidden_keywords ['a'] → ['a', 'b']`` (the changed parameters, clipped)."""
+    if old.type != new.type:
+        text = f"type {old.type} → {new.type}"
+    else:
+        changed = sorted(
+            k for k in old.params.keys() & new.params.keys() if old.params[k] != new.params[k]
+        )
+        text = "; ".join(f"{k} {old.params[k]!r} → {new.params[k]!r}" for k in changed)
+    return clip(text, _TEXT_CHARS, flatten=True)
 
 
 def _probe_changes(
