@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -135,6 +136,11 @@ def test_the_adaptive_overall_score_of_an_unchanged_model_matches_the_baseline(
         screened = [c["screening_score"] for c in report["comparisons"]]
         assert report["overall_current_score"] == pytest.approx(mean(screened))
         current.append(report["overall_current_score"])
+        # Usage compares like with like: per request, and how many requests each side made.
+        usage = " ".join(proc.stdout.split())
+        requests = report["current_usage"]["requests"]
+        assert f"requests 600 → {requests} ·" in usage and "tokens/request" in usage
+        assert re.search(r"\btokens [\d,]+ →", usage) is None  # no totals set side by side
         # The old headline: each pair's decisive samples (confirmation where there was one).
         old_way.append(mean(c["current_score"] for c in report["comparisons"]))
     baseline = report["overall_baseline_score"]

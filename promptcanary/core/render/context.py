@@ -379,7 +379,7 @@ def build_report_view(
         inconclusive_groups=shown_groups,
         inconclusive_groups_hidden=max(len(ordered_groups) - MAX_INCONCLUSIVE_GROUPS, 0),
         flaky=views(flaky, "flaky"),
-        usage=fmt.usage_rows(report.baseline_usage, report.current_usage),
+        usage=fmt.usage_comparison_rows(report.baseline_usage, report.current_usage),
         thresholds=_thresholds(report),
         accept_hint=accept_hint,
         run_url=run_url,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,57 @@ def usage_rows(
         if (b is None and c is None) or (attr == "total_tokens" and not b and not c):
             continue
         change = pct_change(float(b), float(c)) if b is not None and c is not None else ""
+        rows.append(
+            (label, show(b) if b is not None else "—", show(c) if c is not None else "—", change)
+        )
+    return rows
+
+
+def _per_request_usd(value: float) -> str:
+    """Three significant digits, never in scientific notation: ``$0.0000123``."""
+    if value <= 0:
+        return "$0"
+    if value >= 0.01:
+        return _usd(value)
+    decimals = min(12, 2 - math.floor(math.log10(value)))
+    return f"${value:.{decimals}f}"
+
+
+def _per_request_tokens(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+#: Figures of a drift report's usage line: per request where the totals would scale with the
+#: number of requests, then how many requests each side made (counts, no percentage).
+_PER_REQUEST_FIELDS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
+    ("tokens/request", "tokens_per_request", _per_request_tokens, True),
+    ("cost/request", "cost_per_request", _per_request_usd, True),
+    ("latency p50", "latency_p50_ms", _ms, True),
+    ("latency p95", "latency_p95_ms", _ms, True),
+    ("requests", "requests", lambda v: f"{v:,}", False),
+    ("errors", "errors", lambda v: f"{v:,}", False),
+    ("retries", "retries", lambda v: f"{v:,}", False),
+)
+
+
+def usage_comparison_rows(
+    baseline: UsageSummary | None, current: UsageSummary | None
+) -> list[tuple[str, str, str, str]]:
+    """(label, baseline, current, change) comparing two runs' usage like with like.
+
+    Tokens and cost per answered request, latency percentiles (already per request), then the
+    requests, errors and retries each side made, without a percentage: a 30-sample baseline
+    makes ten times the requests of a 3-sample check, and that is not a change of the model.
+    """
+    rows: list[tuple[str, str, str, str]] = []
+    for label, attr, show, relative in _PER_REQUEST_FIELDS:
+        b = getattr(baseline, attr) if baseline is not None else None
+        c = getattr(current, attr) if current is not None else None
+        if (b is None and c is None) or (attr == "tokens_per_request" and not b and not c):
+            continue
+        change = (
+            pct_change(float(b), float(c)) if relative and b is not None and c is not None else ""
+        )
         rows.append(
             (label, show(b) if b is not None else "—", show(c) if c is not None else "—", change)
         )
