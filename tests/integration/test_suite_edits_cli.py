@@ -114,3 +114,44 @@ def test_editing_a_probe_is_a_suite_change_in_every_format(
 
         strict = compare(tmp_path, server, "--fail-on-severity", "medium", "--fail-on-suite-change")
         assert strict.returncode == 1, strict.stdout + strict.stderr
+
+
+TWO_OF_A_TYPE = """\
+name: edits
+samples: 1
+probes:
+  - type: keyword_presence
+    forbidden_keywords: ["sorry"]
+  - type: keyword_presence
+    required_keywords: ["city"]
+prompts:
+  - "Capital of France as JSON"
+"""
+
+
+def test_a_probe_whose_id_changes_with_its_parameters_is_one_edit(tmp_path: Path) -> None:
+    # A type used twice is identified as `keyword_presence#<hash of its parameters>`: editing one
+    # changes its id. Still one edited probe, not one removed and another added, and not drift.
+    suite = tmp_path / "canary.yaml"
+    suite.write_text(TWO_OF_A_TYPE, encoding="utf-8")
+    with FakeLLMServer(lambda request: '{"city": "Paris"}') as server:
+        base = ("-p", "openai/fake", "--api-base", server.base_url, "--no-progress")
+        assert (
+            run_cli("run", "-c", "canary.yaml", *base, "--save-baseline", cwd=tmp_path).returncode
+            == 0
+        )
+        suite.write_text(TWO_OF_A_TYPE.replace('["sorry"]', '["sorry", "Paris"]'), encoding="utf-8")
+        proc = compare(tmp_path, server, "--fail-on-severity", "low", "--output-json", "d.json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+        (change,) = report["suite_changes"]
+        assert change["kind"] == "edited" and change["what"] == "probe"
+        new, old = change["probe_id"], change["previous_probe_id"]
+        assert new.startswith("keyword_presence#") and old.startswith("keyword_presence#")
+        assert new != old and change["pairs"] == 2
+        assert change["text"] == "forbidden_keywords ['sorry'] → ['sorry', 'Paris']"
+        (kept,) = report["comparisons"]  # the other keyword_presence, unchanged
+        assert kept["probe_id"] not in (new, old) and not kept["regression"]
+        assert f"probe {new} edited (was {old}): forbidden_keywords" in " ".join(
+            proc.stdout.split()
+        )

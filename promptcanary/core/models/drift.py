@@ -84,6 +84,9 @@ class SuiteChange(BaseModel):
     """For an edited prompt: its id in the baseline."""
     probe_id: str | None = None
     """The probe, for a probe change."""
+    previous_probe_id: str | None = None
+    """For an edited probe whose id changed with its parameters (a type used several times is
+    identified as ``type#<hash of its parameters>``): its id in the baseline."""
     text: str | None = None
     """An excerpt of the prompt's text now (or in the baseline, when removed); for an edited
     probe, the parameters that changed (``forbidden_keywords ['a'] → ['a', 'b']``)."""

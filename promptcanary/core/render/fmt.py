@@ -189,7 +189,11 @@ def suite_change_text(c: SuiteChange) -> str:
             text += f": {c.text!r}"
     elif c.kind == "edited":
         # An edited probe changed everywhere it runs; its text says which parameters.
-        text = f"probe {c.probe_id} edited" + (f": {c.text}" if c.text else "")
+        text = f"probe {c.probe_id} edited"
+        if c.previous_probe_id:
+            text += f" (was {c.previous_probe_id})"
+        if c.text:
+            text += f": {c.text}"
     else:
         where = f"on prompt {c.prompt_id}" if c.prompt_id else "on every prompt"
         text = f"probe {c.probe_id} {c.kind} {where}"

@@ -157,14 +157,15 @@ def decide_multi(
     return [v if v is not None else Verdict() for v in verdicts]
 
 
-#: Why a pair measured once on one side is not judged (one text per side, so reports group them).
+#: Why a pair measured once on one side is not judged (one text per side, so reports group them;
+#: plain words, since reports quote it as they quote a provider's error).
 THIN_CURRENT = (
     "not enough evidence: one sample per prompt cannot show a significant change — compare with "
-    "more samples (`samples: auto`, or `--samples` of 2 or more)"
+    "more samples (samples: auto, or --samples 2 or more)"
 )
 THIN_BASELINE = (
     "not enough evidence: the baseline has one sample per prompt, too few to show a significant "
-    "change — record it again with `promptcanary run --save-baseline` (30 samples per prompt)"
+    "change — record it again with promptcanary run --save-baseline (30 samples per prompt)"
 )
 
 

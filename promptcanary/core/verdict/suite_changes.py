@@ -7,8 +7,10 @@ neighbours) are reported as one *edited* prompt; an explicit ``id:`` keeps a pro
 test whatever its text, and its pairs stay compared.
 
 A probe whose type or parameters changed (the baseline records them: ``CanaryRunResult.probes``)
-is an *edited* probe, whatever its id: its pairs measure something else now and are not
-compared. A change of scope alone (``prompts:``/``tags:`` on the probe, ``probes:``/
+is an *edited* probe: its pairs measure something else now and are not compared. That includes a
+probe whose derived id changed with its parameters (a type used several times is identified as
+``type#<hash of its parameters>``) when the pairing is unambiguous: one probe of that type left,
+one arrived, on the same prompts. A change of scope alone (``prompts:``/``tags:`` on the probe, ``probes:``/
 ``skip_probes:`` on a prompt) edits no measurement: the pairs it adds or removes are listed as the
 probe added or removed on those prompts, and the pairs both runs measured the same way stay
 compared.
@@ -43,11 +45,15 @@ def split_pairs(
     """(the pairs both runs measured, sorted; the suite changes that explain the others)."""
     b_keys = {(r.probe_id, r.prompt_id) for r in baseline.probe_results}
     c_keys = {(r.probe_id, r.prompt_id) for r in current.probe_results}
-    edited_probes = edited_probe_ids(baseline.probes, current.probes)
+    # new id -> old id: the same id with other parameters, or (a type used several times gets
+    # `type#<hash of its parameters>`) the one probe of a type whose id changed with them.
+    edits = {pid: pid for pid in edited_probe_ids(baseline.probes, current.probes)}
+    edits.update(_rehashed_probes(baseline, current, b_keys, c_keys))
+    set_aside = set(edits) | set(edits.values())
     # An edited probe's pairs are not compared, nor listed again as the probe added to or
     # removed from a prompt; prompts are still matched on every pair they had.
-    compared = sorted(k for k in b_keys & c_keys if k[0] not in edited_probes)
-    probe_edits = _probe_edits(edited_probes, b_keys, c_keys, baseline, current)
+    compared = sorted(k for k in b_keys & c_keys if k[0] not in set_aside)
+    probe_edits = _probe_edits(edits, b_keys, c_keys, baseline, current)
     if b_keys == c_keys:
         return compared, probe_edits
 
@@ -101,7 +107,7 @@ def split_pairs(
         ("added", c_keys - b_keys, c_pairs),
         ("removed", b_keys - c_keys, b_pairs),
     ):
-        keys = {k for k in keys if k[1] in both and k[0] not in edited_probes}
+        keys = {k for k in keys if k[1] in both and k[0] not in set_aside}
         changes += _probe_changes(kind, keys, per_prompt, both)
     return compared, probe_edits + changes
 
@@ -129,8 +135,43 @@ def _params_changed(old: ProbeSpec, new: ProbeSpec) -> bool:
     return any(old.params[k] != new.params[k] for k in shared)
 
 
+def _rehashed_probes(
+    baseline: CanaryRunResult, current: CanaryRunResult, b_keys: set[Key], c_keys: set[Key]
+) -> dict[str, str]:
+    """new id -> old id for probes whose derived id changed with their parameters.
+
+    Only the unambiguous case: of one type, exactly one probe with a derived id left and one
+    arrived, and it runs on the same prompts. Anything else stays a probe removed and one added.
+    """
+    before = {s.probe_id: s for s in baseline.probes}
+    after = {s.probe_id: s for s in current.probes}
+    gone: dict[str, list[str]] = defaultdict(list)
+    came: dict[str, list[str]] = defaultdict(list)
+    for ids, other, into in ((before, after, gone), (after, before, came)):
+        for pid, spec in ids.items():
+            if pid not in other and _derived_probe_id(pid):
+                into[spec.type].append(pid)
+    out = {}
+    for type_, old_ids in gone.items():
+        new_ids = came.get(type_, [])
+        if len(old_ids) == 1 and len(new_ids) == 1:
+            old, new = old_ids[0], new_ids[0]
+            if {k[1] for k in b_keys if k[0] == old} == {k[1] for k in c_keys if k[0] == new}:
+                out[new] = old
+    return out
+
+
+def _derived_probe_id(probe_id: str) -> bool:
+    # `type#` + 6 hex digits is what assign_probe_ids derives; a plain type name can be derived
+    # too (a type used once), so it counts: its partner must then carry the hash.
+    base, _, digest = probe_id.partition("#")
+    return bool(base) and (
+        not digest or (len(digest) == 6 and all(c in "0123456789abcdef" for c in digest))
+    )
+
+
 def _probe_edits(
-    probe_ids: set[str],
+    edits: dict[str, str],
     b_keys: set[Key],
     c_keys: set[Key],
     baseline: CanaryRunResult,
@@ -139,14 +180,15 @@ def _probe_edits(
     before = {s.probe_id: s for s in baseline.probes}
     after = {s.probe_id: s for s in current.probes}
     out = []
-    for probe_id in sorted(probe_ids):
-        pairs = {k for k in b_keys | c_keys if k[0] == probe_id}  # on either side
+    for new, old in sorted(edits.items()):
+        pairs = {k for k in b_keys if k[0] == old} | {k for k in c_keys if k[0] == new}
         out.append(
             SuiteChange(
                 kind="edited",
                 what="probe",
-                probe_id=probe_id,
-                text=_params_diff(before[probe_id], after[probe_id]),
+                probe_id=new,
+                previous_probe_id=old if old != new else None,
+                text=_params_diff(before[old], after[new]),
                 pairs=len(pairs),
             )
         )

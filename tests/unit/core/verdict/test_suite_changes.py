@@ -11,6 +11,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProbeSpec,
     ProviderConfig,
+    SuiteChange,
 )
 from promptcanary.pipeline import GatePolicy, gate
 
@@ -194,3 +195,31 @@ def test_a_removed_prompt_is_still_listed_when_its_only_probe_was_edited() -> No
     kinds = [(c.kind, c.what, c.probe_id or c.prompt_id) for c in report.suite_changes]
     assert kinds == [("edited", "probe", "regex"), ("removed", "prompt", B.id)]
     assert [(c.probe_id, c.prompt_id) for c in report.comparisons] == [("json_validity", A.id)]
+
+
+def test_a_rehashed_probe_id_is_one_edit_only_when_unambiguous() -> None:
+    kp = "keyword_presence"
+    old_a, old_b = spec(f"{kp}#aaaaaa", kp, x=1), spec(f"{kp}#bbbbbb", kp, x=2)
+    new_a, new_b = spec(f"{kp}#cccccc", kp, x=3), spec(f"{kp}#dddddd", kp, x=4)
+    on_a = {s.probe_id: [A.id] for s in (old_a, old_b, new_a, new_b)}
+
+    def runs(before: list[ProbeSpec], after: list[ProbeSpec]) -> list[SuiteChange]:
+        b = with_specs(run_of([A], {s.probe_id: on_a[s.probe_id] for s in before}), *before)
+        c = with_specs(run_of([A], {s.probe_id: on_a[s.probe_id] for s in after}), *after)
+        return compare(snap(b), c).suite_changes
+
+    (one,) = runs([old_a, old_b], [new_a, old_b])
+    assert (one.kind, one.probe_id, one.previous_probe_id, one.text) == (
+        "edited",
+        new_a.probe_id,
+        old_a.probe_id,
+        "x 1 → 3",
+    )
+    # Two of a type changed at once: which became which is a guess, so none is made.
+    both = runs([old_a, old_b], [new_a, new_b])
+    assert sorted((c.kind, c.probe_id) for c in both) == [
+        ("added", new_a.probe_id),
+        ("added", new_b.probe_id),
+        ("removed", old_a.probe_id),
+        ("removed", old_b.probe_id),
+    ]
