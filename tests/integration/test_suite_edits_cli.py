@@ -155,3 +155,35 @@ def test_a_probe_whose_id_changes_with_its_parameters_is_one_edit(tmp_path: Path
         assert f"probe {new} edited (was {old}): forbidden_keywords" in " ".join(
             proc.stdout.split()
         )
+
+
+KEYWORDS = """\
+name: edits
+samples: 1
+probes:
+  - expected_keywords
+  - json_validity
+prompts:
+  - id: capital
+    text: "Capital of France as JSON"
+    expected_keywords: ["Paris"]
+"""
+
+
+def test_editing_a_prompts_expected_keywords_is_a_suite_change(tmp_path: Path) -> None:
+    suite = tmp_path / "canary.yaml"
+    suite.write_text(KEYWORDS, encoding="utf-8")
+    with FakeLLMServer(lambda request: '{"city": "Paris"}') as server:
+        base = ("-p", "openai/fake", "--api-base", server.base_url, "--no-progress")
+        saved = run_cli("run", "-c", "canary.yaml", *base, "--save-baseline", cwd=tmp_path)
+        assert saved.returncode == 0, saved.stderr
+        suite.write_text(KEYWORDS.replace('["Paris"]', '["Paris", "Seine"]'), encoding="utf-8")
+        proc = compare(tmp_path, server, "--fail-on-severity", "low")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        out = " ".join(proc.stdout.split())
+        assert "No drift" in out and "suite changed" in out
+        assert (
+            "prompt capital edited: expected_keywords ['Paris'] → ['Paris', 'Seine'] · 2 pairs"
+            in out
+        )
+        assert compare(tmp_path, server, "--fail-on-suite-change").returncode == 1

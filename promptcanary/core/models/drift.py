@@ -74,8 +74,8 @@ class SuiteChange(BaseModel):
 
     kind: Literal["added", "removed", "edited"]
     """added: no baseline yet; removed: in the baseline, gone from the suite; edited: a prompt
-    whose text (so its content-derived id) changed in place, or a probe whose type or parameters
-    changed."""
+    whose text (so its content-derived id) changed in place, or whose expected_keywords, tools or
+    metadata changed under the same id, or a probe whose type or parameters changed."""
     what: Literal["prompt", "probe"]
     """Whether a prompt or a probe changed."""
     prompt_id: str | None = None

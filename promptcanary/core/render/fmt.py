@@ -181,7 +181,10 @@ def stable_text(counts: dict[str, int]) -> str:
 
 def suite_change_text(c: SuiteChange) -> str:
     """One plain line for a suite change: ``prompt 1a2b3c4d added: "text" · 2 pairs``."""
-    if c.what == "prompt":
+    if c.what == "prompt" and c.kind == "edited" and not c.previous_prompt_id:
+        # Edited in place (same id): the text says which fields changed.
+        text = f"prompt {c.prompt_id} edited" + (f": {c.text}" if c.text else "")
+    elif c.what == "prompt":
         text = f"prompt {c.prompt_id} {c.kind}"
         if c.previous_prompt_id:
             text += f" (was {c.previous_prompt_id})"

@@ -4,7 +4,9 @@ edited. Those pairs are suite changes, not model behaviour, so they are never co
 A prompt whose id is content-derived (no explicit ``id:``) gets a new id when its text changes. A
 removed prompt and an added one that sit in the same place of the suite (between the same
 neighbours) are reported as one *edited* prompt; an explicit ``id:`` keeps a prompt the same
-test whatever its text, and its pairs stay compared.
+test whatever its text, and its pairs stay compared. A prompt whose ``expected_keywords``,
+``tools`` or ``metadata`` changed under the same id is edited in place: those change what is
+sent or scored, so none of its pairs is compared.
 
 A probe whose type or parameters changed (the baseline records them: ``CanaryRunResult.probes``)
 is an *edited* probe: its pairs measure something else now and are not compared. That includes a
@@ -18,9 +20,12 @@ compared.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
+
+from pydantic_core import to_jsonable_python
 
 from promptcanary.core.models import (
     CanaryPrompt,
@@ -50,10 +55,23 @@ def split_pairs(
     edits = {pid: pid for pid in edited_probe_ids(baseline.probes, current.probes)}
     edits.update(_rehashed_probes(baseline, current, b_keys, c_keys))
     set_aside = set(edits) | set(edits.values())
+    # A prompt whose scoring inputs changed under the same id (expected_keywords, tools,
+    # metadata) is edited in place: none of its pairs is compared.
+    reworked = _reworked_prompts(baseline, current)
     # An edited probe's pairs are not compared, nor listed again as the probe added to or
     # removed from a prompt; prompts are still matched on every pair they had.
-    compared = sorted(k for k in b_keys & c_keys if k[0] not in set_aside)
+    compared = sorted(k for k in b_keys & c_keys if k[0] not in set_aside and k[1] not in reworked)
     probe_edits = _probe_edits(edits, b_keys, c_keys, baseline, current)
+    probe_edits += [
+        SuiteChange(
+            kind="edited",
+            what="prompt",
+            prompt_id=pid,
+            text=diff,
+            pairs=len({k for k in b_keys | c_keys if k[1] == pid}),
+        )
+        for pid, diff in reworked.items()
+    ]
     if b_keys == c_keys:
         return compared, probe_edits
 
@@ -107,7 +125,7 @@ def split_pairs(
         ("added", c_keys - b_keys, c_pairs),
         ("removed", b_keys - c_keys, b_pairs),
     ):
-        keys = {k for k in keys if k[1] in both and k[0] not in set_aside}
+        keys = {k for k in keys if k[1] in both - set(reworked) and k[0] not in set_aside}
         changes += _probe_changes(kind, keys, per_prompt, both)
     return compared, probe_edits + changes
 
@@ -133,6 +151,35 @@ def _params_changed(old: ProbeSpec, new: ProbeSpec) -> bool:
         return True
     shared = old.params.keys() & new.params.keys()
     return any(old.params[k] != new.params[k] for k in shared)
+
+
+#: Prompt fields probes or the request read besides the text: changing one under the same id
+#: changes what is measured. (The text and system prompt make a derived id; an explicit `id:`
+#: keeps a prompt the same test when only its wording is polished.)
+_SCORED_FIELDS = ("expected_keywords", "tools", "metadata")
+
+
+def _reworked_prompts(baseline: CanaryRunResult, current: CanaryRunResult) -> dict[str, str]:
+    """prompt id -> what changed, for prompts both runs recorded whose scored fields differ."""
+    before = _prompts(baseline)
+    out = {}
+    for prompt in current.prompts:
+        old = before.get(prompt.id)
+        if old is None:
+            continue
+        changed = [
+            f for f in _SCORED_FIELDS if _plain(getattr(old, f)) != _plain(getattr(prompt, f))
+        ]
+        if changed:
+            text = "; ".join(f"{f} {getattr(old, f)!r} → {getattr(prompt, f)!r}" for f in changed)
+            out[prompt.id] = clip(text, _TEXT_CHARS, flatten=True)
+    return out
+
+
+def _plain(value: object) -> str:
+    # As a stored run writes it: a YAML date or tuple in canary.yaml is a string or a list in the
+    # baseline's JSON, and must not read as an edit.
+    return json.dumps(to_jsonable_python(value, fallback=str), sort_keys=True)
 
 
 def _rehashed_probes(

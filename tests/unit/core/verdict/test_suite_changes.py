@@ -223,3 +223,32 @@ def test_a_rehashed_probe_id_is_one_edit_only_when_unambiguous() -> None:
         ("removed", old_a.probe_id),
         ("removed", old_b.probe_id),
     ]
+
+
+def test_a_prompt_whose_expected_keywords_changed_is_edited_in_place() -> None:
+    before = CanaryPrompt(id="capital", text="Capital of France?", expected_keywords=["Paris"])
+    after = before.model_copy(update={"expected_keywords": ["Paris", "Seine"]})
+    pairs = {"expected_keywords": ["capital"], "json_validity": ["capital"]}
+    baseline = run_of([before, A], {**pairs, "regex": [A.id]})
+    current = scored(
+        run_of([after, A], {**pairs, "regex": [A.id]}), "expected_keywords", "capital", 0.5
+    )
+    report = compare(snap(baseline), current)
+    assert not report.has_drift
+    assert [
+        (c.kind, c.what, c.prompt_id, c.previous_prompt_id, c.text, c.pairs)
+        for c in report.suite_changes
+    ] == [
+        ("edited", "prompt", "capital", None, "expected_keywords ['Paris'] → ['Paris', 'Seine']", 2)
+    ]
+    assert [(c.probe_id, c.prompt_id) for c in report.comparisons] == [("regex", A.id)]
+
+
+def test_a_stored_prompt_reads_the_same_as_the_yaml_one() -> None:
+    # YAML gives tuples and dates where the baseline's JSON has lists and strings: not an edit.
+    import datetime
+
+    fresh = CanaryPrompt(text="q", metadata={"when": datetime.date(2024, 1, 1), "pair": (1, 2)})
+    run = run_of([fresh])
+    stored = CanaryRunResult.model_validate_json(run.model_dump_json())
+    assert compare(snap(stored), run).suite_changes == []
