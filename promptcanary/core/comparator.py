@@ -115,9 +115,9 @@ def _compare(
 
     from promptcanary.core.verdict import rules as decision
 
-    # Routed pair by pair: a pair is tested when both sides have >= 2 measured samples (whatever
-    # the runs' nominal `samples`, since errors thin them out); every other pair gets the
-    # documented threshold rule, so single-sample runs behave exactly as before.
+    # Routed pair by pair: a pair is tested when a side has >= 2 measured samples (whatever the
+    # runs' nominal `samples`, since errors thin them out); a pair with one sample on both sides
+    # gets the documented threshold rule, so single-sample runs behave exactly as before.
     pairs = [(b_sides.get(k) or Side(), c_sides.get(k) or Side()) for k in keys]
     record = current.adaptive
     if record is not None:
@@ -181,6 +181,7 @@ def _compare(
                 flaky=0 < b.passes < b.n,
                 screening_samples=adaptive.screening.n if adaptive else None,
                 screening_pass_count=adaptive.screening.passes if adaptive else None,
+                screening_score=adaptive.screening.mean if adaptive else None,
                 confirmed=adaptive.confirmed if adaptive else False,
                 stopped_early=adaptive.stopped_early if adaptive else False,
                 prompt_text=texts.prompt(prompt_id) if changed else None,

@@ -71,10 +71,12 @@ class _Scripted(BaseLLMProvider):
         return LLMResponse(prompt_id=prompt.id, provider_model_id=MODEL, content=GOOD[prompt.id])
 
 
-def seed_baseline(workspace: Path) -> Path:
-    """Save a healthy baseline in ``workspace/baselines`` (what a repository has committed)."""
+def seed_baseline(workspace: Path, *, samples: int = 30) -> Path:
+    """Save a healthy baseline in ``workspace/baselines`` (what a repository has committed), with
+    the 30 samples per prompt a promotion records: one sample against the check's screening could
+    never show a significant change (that pair would be "not enough evidence")."""
     suite = CanarySuite.from_yaml(workspace / "canary.yaml")
-    run = suite.run(_Scripted(), show_progress=False)
+    run = suite.run(_Scripted(), samples=samples, show_progress=False)
     store = FileBaselineStore(workspace / "baselines")
     store.save(run, note="seeded by the test")
     return store.directory

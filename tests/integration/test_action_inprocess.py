@@ -167,7 +167,8 @@ def test_huge_report_is_cut_under_github_limits(world: World) -> None:
         },
         event_name="pull_request",
         event=load_event("pull_request.opened"),
-        inputs={"provider": MODEL},
+        # One sample on both sides, like the baseline above: the threshold rule flags every pair.
+        inputs={"provider": MODEL, "samples": "1"},
     )
     assert run.returncode == 1
     assert run.outputs["regressions"] == "400"

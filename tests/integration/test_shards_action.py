@@ -50,7 +50,8 @@ def replay(world: World, path: str) -> ActionRun:
 
 
 def test_merged_run_is_compared_commented_and_gated(world: World) -> None:
-    seed_baseline(world.runner.workspace)
+    # The slices send every prompt once: a one-sample baseline, so the threshold rule decides.
+    seed_baseline(world.runner.workspace, samples=1)
     world.answers["capital"] = "I would rather not say."
     shard_and_merge(world, 2)
     requests = len(world.llm.requests)

@@ -74,7 +74,8 @@ class SuiteChange(BaseModel):
 
     kind: Literal["added", "removed", "edited"]
     """added: no baseline yet; removed: in the baseline, gone from the suite; edited: a prompt
-    whose text (so its content-derived id) changed in place."""
+    whose text (so its content-derived id) changed in place, or whose expected_keywords, tools or
+    metadata changed under the same id, or a probe whose type or parameters changed."""
     what: Literal["prompt", "probe"]
     """Whether a prompt or a probe changed."""
     prompt_id: str | None = None
@@ -83,8 +84,12 @@ class SuiteChange(BaseModel):
     """For an edited prompt: its id in the baseline."""
     probe_id: str | None = None
     """The probe, for a probe change."""
+    previous_probe_id: str | None = None
+    """For an edited probe whose id changed with its parameters (a type used several times is
+    identified as ``type#<hash of its parameters>``): its id in the baseline."""
     text: str | None = None
-    """An excerpt of the prompt's text now (or in the baseline, when removed)."""
+    """An excerpt of the prompt's text now (or in the baseline, when removed); for an edited
+    probe, the parameters that changed (``forbidden_keywords ['a'] → ['a', 'b']``)."""
     pairs: int = 0
     """How many (probe, prompt) pairs this change leaves without a comparison."""
 
@@ -145,6 +150,8 @@ class ProbeComparison(BaseModel):
     samples for a confirmed pair, the screening samples otherwise)."""
     screening_pass_count: int | None = None
     """Adaptive runs: passing screening samples."""
+    screening_score: float | None = None
+    """Adaptive runs: mean score of the screening samples (what the overall score averages)."""
     confirmed: bool = False
     """Adaptive runs: the pair went to confirmation and was decided on fresh samples."""
     stopped_early: bool = False
@@ -170,6 +177,26 @@ class ProbeComparison(BaseModel):
     def current_pass_rate(self) -> float:
         """Fraction of current samples that passed."""
         return self.current_pass_count / self.current_samples if self.current_samples else 0.0
+
+    @property
+    def headline_current_score(self) -> float:
+        """The current mean score the overall score averages: the screening samples' in an
+        adaptive run, else :attr:`current_score`.
+
+        Every pair is screened with the same number of samples; confirmation samples are drawn
+        only for the pairs whose screening looked worse, so putting them in place of the screening
+        would lift the overall score of an unchanged model (measured: 0.88 → 0.97).
+        """
+        return self.screening_score if self.screening_score is not None else self.current_score
+
+    @property
+    def measured(self) -> bool:
+        """Both sides have a measured sample (a pair whose every sample errored has not)."""
+        screened = self.screening_samples
+        return (
+            self.baseline_samples > 0
+            and (screened if screened is not None else self.current_samples) > 0
+        )
 
     @property
     def stable(self) -> bool:
@@ -290,11 +317,22 @@ class DriftReport(BaseModel):
 
     @property
     def single_sample(self) -> bool:
-        """True when the verdict used the single-sample threshold rule."""
-        if self.adaptive:
-            # Screening has several samples; only a single-sample baseline forces the old rule.
-            return self.baseline_samples < 2
-        return self.baseline_samples < 2 or self.current_samples < 2
+        """True when the verdict used the single-sample threshold rule: one sample per prompt on
+        both sides. (With more on one side the pairs are tested; see :attr:`thin_side`.)"""
+        return self.baseline_samples < 2 and self.current_samples < 2
+
+    @property
+    def thin_side(self) -> Literal["baseline", "current"] | None:
+        """The side measured once per prompt when the other had more samples, else None.
+
+        Its pairs are tested, and one sample can never show a significant change: pairs whose
+        sides disagree are inconclusive ("not enough evidence"), never regressions.
+        """
+        if self.single_sample:
+            return None
+        if self.current_samples < 2:
+            return "current"
+        return "baseline" if self.baseline_samples < 2 else None
 
     @property
     def is_inconclusive(self) -> bool:
@@ -324,21 +362,30 @@ class DriftReport(BaseModel):
     def _comparable(self) -> list[ProbeComparison]:
         return [c for c in self.comparisons if not c.inconclusive]
 
+    def _measured(self) -> list[ProbeComparison]:
+        # The overall scores average the same pairs on both sides: every pair measured on both,
+        # decided or not ("not enough evidence" pairs included: leaving out the pairs whose one
+        # sample failed would lift the current score).
+        return [c for c in self.comparisons if c.measured]
+
     @property
     def overall_baseline_score(self) -> float:
-        """Mean baseline score over the comparable pairs (1.0 when there are none)."""
-        comparable = self._comparable()
-        if not comparable:
+        """Mean baseline score over the pairs measured on both sides (1.0 when there are none):
+        each pair's mean over its samples, pairs weighted equally."""
+        measured = self._measured()
+        if not measured:
             return 1.0
-        return sum(c.baseline_score for c in comparable) / len(comparable)
+        return sum(c.baseline_score for c in measured) / len(measured)
 
     @property
     def overall_current_score(self) -> float:
-        """Mean current score over the comparable pairs (1.0 when there are none)."""
-        comparable = self._comparable()
-        if not comparable:
+        """Mean current score over the same pairs as :attr:`overall_baseline_score` (1.0 when
+        there are none), so both estimate the same quantity: in an adaptive run each pair's
+        screening mean (see :attr:`ProbeComparison.headline_current_score`)."""
+        measured = self._measured()
+        if not measured:
             return 1.0
-        return sum(c.current_score for c in comparable) / len(comparable)
+        return sum(c.headline_current_score for c in measured) / len(measured)
 
     @property
     def overall_score_delta(self) -> float:
@@ -425,6 +472,9 @@ class DriftReport(BaseModel):
         if self.is_inconclusive:
             why = self.aborted or (
                 f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
+                if self.error_rate > self.max_error_rate
+                else "no pair could be judged: "
+                + (self.comparisons[0].inconclusive_reason or "no usable result")
             )
             return (
                 f"{GLYPH_INCONCLUSIVE} Inconclusive: suite '{self.suite_name}' on {self.provider.model_id} could not "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -47,3 +47,27 @@ class UsageSummary(BaseModel):
     """Model names the provider reported, sorted."""
     fingerprints: list[str] = Field(default_factory=list)
     """System fingerprints the provider reported, sorted."""
+
+    # Per-request figures: runs with different sample counts make different numbers of requests,
+    # so their totals do not compare (a 3-sample check against a 30-sample baseline would read
+    # "tokens −90 %"); these do. Written to the JSON report next to the totals, ignored on load.
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def answered(self) -> int:
+        """Requests that got an answer (``requests - errors``): what tokens and cost come from."""
+        return self.requests - self.errors
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tokens_per_request(self) -> float | None:
+        """Mean tokens per answered request (None when none was answered)."""
+        return self.total_tokens / self.answered if self.answered > 0 else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cost_per_request(self) -> float | None:
+        """Mean cost in USD per answered request, judge calls included (None when the price is
+        unknown or nothing was answered)."""
+        if self.cost_usd is None or self.answered <= 0:
+            return None
+        return self.cost_usd / self.answered

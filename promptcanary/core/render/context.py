@@ -244,13 +244,26 @@ def _headline(report: DriftReport) -> tuple[str, str]:
 
 
 def _single_sample_note(report: DriftReport) -> str | None:
-    if not report.single_sample or not report.comparisons:
+    if not report.comparisons:
         return None
+    advice = (
+        f"Set `samples: auto` in canary.yaml and record the baseline with "
+        f"{report.recommended_baseline_samples} samples per prompt (`baseline_samples`, used by "
+        "`run --save-baseline`) for a statistically tested verdict."
+    )
+    if report.single_sample:
+        return (
+            "Single-sample verdict: each prompt was measured once on both sides, so the "
+            f"threshold rule decided and a change may be noise. {advice}"
+        )
+    if report.thin_side is None:
+        return None
+    side = "this run" if report.thin_side == "current" else "the baseline"
     return (
-        "Single-sample verdict: each prompt was measured once on at least one side, so the "
-        "threshold rule decided and a change may be noise. Set `samples: auto` in canary.yaml "
-        f"and record the baseline with {report.recommended_baseline_samples} samples per prompt "
-        "(`baseline_samples`, used by `run --save-baseline`) for a statistically tested verdict."
+        f"Thin evidence: {side} measured each prompt once ({report.baseline_samples} baseline "
+        f"→ {report.current_samples} current samples per prompt). One sample cannot show a "
+        "significant change, so a pair that looks different is reported as not enough evidence, "
+        f"never as drift. {advice}"
     )
 
 
@@ -368,7 +381,7 @@ def build_report_view(
         inconclusive_groups=shown_groups,
         inconclusive_groups_hidden=max(len(ordered_groups) - MAX_INCONCLUSIVE_GROUPS, 0),
         flaky=views(flaky, "flaky"),
-        usage=fmt.usage_rows(report.baseline_usage, report.current_usage),
+        usage=fmt.usage_comparison_rows(report.baseline_usage, report.current_usage),
         thresholds=_thresholds(report),
         accept_hint=accept_hint,
         run_url=run_url,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -117,7 +118,11 @@ def _shown(usage: UsageSummary | None, value: Any, attr: str, show: Callable[[An
     if value is not None:
         return show(value)
     # Answers were paid for at a price nobody knows: say so rather than leave the cost out.
-    if attr == "cost_usd" and usage is not None and usage.requests > usage.errors:
+    if (
+        attr in ("cost_usd", "cost_per_request")
+        and usage is not None
+        and usage.requests > usage.errors
+    ):
         return "unknown"
     return "—"
 
@@ -136,6 +141,56 @@ def provider_notes(provider: ProviderConfig | None, usage: UsageSummary | None) 
     if usage is not None and usage.cost_usd is None and usage.requests > usage.errors:
         notes.append(f"no price known for {provider.model_id} (set price: in canary.yaml)")
     return notes
+
+
+def _per_request_usd(value: float) -> str:
+    """Three significant digits, never in scientific notation: ``$0.0000123``."""
+    if value <= 0:
+        return "$0"
+    if value >= 0.01:
+        return _usd(value)
+    decimals = min(12, 2 - math.floor(math.log10(value)))
+    return f"${value:.{decimals}f}"
+
+
+def _per_request_tokens(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+#: Figures of a drift report's usage line: per request where the totals would scale with the
+#: number of requests, then how many requests each side made (counts, no percentage).
+_PER_REQUEST_FIELDS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
+    ("tokens/request", "tokens_per_request", _per_request_tokens, True),
+    ("cost/request", "cost_per_request", _per_request_usd, True),
+    ("latency p50", "latency_p50_ms", _ms, True),
+    ("latency p95", "latency_p95_ms", _ms, True),
+    ("requests", "requests", lambda v: f"{v:,}", False),
+    ("errors", "errors", lambda v: f"{v:,}", False),
+    ("retries", "retries", lambda v: f"{v:,}", False),
+)
+
+
+def usage_comparison_rows(
+    baseline: UsageSummary | None, current: UsageSummary | None
+) -> list[tuple[str, str, str, str]]:
+    """(label, baseline, current, change) comparing two runs' usage like with like.
+
+    Tokens and cost per answered request, latency percentiles (already per request), then the
+    requests, errors and retries each side made, without a percentage: a 30-sample baseline
+    makes ten times the requests of a 3-sample check, and that is not a change of the model.
+    """
+    rows: list[tuple[str, str, str, str]] = []
+    for label, attr, show, relative in _PER_REQUEST_FIELDS:
+        b = getattr(baseline, attr) if baseline is not None else None
+        c = getattr(current, attr) if current is not None else None
+        b_text, c_text = _shown(baseline, b, attr, show), _shown(current, c, attr, show)
+        if (b_text == c_text == "—") or (attr == "tokens_per_request" and not b and not c):
+            continue
+        change = (
+            pct_change(float(b), float(c)) if relative and b is not None and c is not None else ""
+        )
+        rows.append((label, b_text, c_text, change))
+    return rows
 
 
 def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
@@ -159,12 +214,22 @@ def stable_text(counts: dict[str, int]) -> str:
 
 def suite_change_text(c: SuiteChange) -> str:
     """One plain line for a suite change: ``prompt 1a2b3c4d added: "text" · 2 pairs``."""
-    if c.what == "prompt":
+    if c.what == "prompt" and c.kind == "edited" and not c.previous_prompt_id:
+        # Edited in place (same id): the text says which fields changed.
+        text = f"prompt {c.prompt_id} edited" + (f": {c.text}" if c.text else "")
+    elif c.what == "prompt":
         text = f"prompt {c.prompt_id} {c.kind}"
         if c.previous_prompt_id:
             text += f" (was {c.previous_prompt_id})"
         if c.text:
             text += f": {c.text!r}"
+    elif c.kind == "edited":
+        # An edited probe changed everywhere it runs; its text says which parameters.
+        text = f"probe {c.probe_id} edited"
+        if c.previous_probe_id:
+            text += f" (was {c.previous_probe_id})"
+        if c.text:
+            text += f": {c.text}"
     else:
         where = f"on prompt {c.prompt_id}" if c.prompt_id else "on every prompt"
         text = f"probe {c.probe_id} {c.kind} {where}"

@@ -89,9 +89,9 @@ def _report_side(report: DriftReport, *, current: bool) -> TrendPoint:
     by_category: dict[str, list[float]] = defaultdict(list)
     by_probe: dict[str, list[float]] = defaultdict(list)
     for c in report.comparisons:
-        if c.inconclusive:
+        if not c.measured:  # the pairs the overall scores average
             continue
-        score = c.current_score if current else c.baseline_score
+        score = c.headline_current_score if current else c.baseline_score
         by_category[c.category.value].append(score)
         by_probe[c.probe_id].append(score)
     return TrendPoint(

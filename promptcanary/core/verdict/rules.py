@@ -1,8 +1,10 @@
 """Decision rules: is a (probe, prompt) pair a regression, an improvement, stable or inconclusive?
 
-* :func:`decide_single` — the documented threshold rule, for runs with one sample per prompt.
+* :func:`decide_single` — the documented threshold rule, for pairs with one sample on both sides.
 * :func:`decide_multi` — significance + minimum effect for pairs with two or more measured samples
-  on both sides; any other pair in the same comparison falls back to the threshold rule.
+  on a side (and at least one on the other); a pair with one sample on both sides falls back to
+  the threshold rule. A pair measured once on one side can never be significant: when its sides
+  disagree it is "not enough evidence" (:func:`not_enough_evidence`), never a regression.
 
 The wording of a verdict for reports lives with the renderers
 (:mod:`promptcanary.core.render.wording`); the method names are data, in :mod:`.models.drift`.
@@ -103,8 +105,13 @@ def decide_multi(
     p-value impossible (9/10 vs 10/10 can never go below 0.5) is left out of the count, gets
     ``p_adjusted = 1.0`` and is never flagged; its raw ``p_value`` is kept.
 
-    Pairs with an errored side are inconclusive; pairs with fewer than two measured samples on a
-    side (or a side missing) are judged by :func:`decide_single`, with ``method="threshold"``.
+    A pair with one measured sample on one side and more on the other (``compare --samples 1``
+    against a 30-sample baseline) is tested too: one sample cannot show a significant change, so
+    such a pair is never flagged, and when its sides disagree it is *inconclusive* with "not
+    enough evidence" (:func:`not_enough_evidence`) — never a regression. Only pairs with one
+    sample on *both* sides (or a side missing) are judged by :func:`decide_single`, the
+    documented threshold rule, with ``method="threshold"``. Pairs with an errored side are
+    inconclusive.
     """
     verdicts: list[Verdict | None] = [None] * len(pairs)
     untested: list[int] = []
@@ -113,7 +120,7 @@ def decide_multi(
         reason = inconclusive_reason(b, c)
         if reason:
             verdicts[i] = Verdict(inconclusive=True, inconclusive_reason=reason)
-        elif b.n >= 2 and c.n >= 2:
+        elif min(b.n, c.n) >= 1 and max(b.n, c.n) >= 2:
             tested.append((i, choose_test(b, c)))
         else:
             untested.append(i)
@@ -136,14 +143,52 @@ def decide_multi(
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
             large = abs(test.effect) >= min_effect - _EPS
+            b, c = pairs[i]
+            why = None if significant else not_enough_evidence(b, c, min_effect=min_effect)
             verdicts[i] = Verdict(
                 regression=significant and large and test.effect > 0,
                 improvement=significant and large and test.effect < 0,
+                inconclusive=why is not None,
+                inconclusive_reason=why,
                 method=test.method,
                 p_value=p,
                 p_adjusted=p_adj,
             )
     return [v if v is not None else Verdict() for v in verdicts]
+
+
+#: Why a pair measured once on one side is not judged (one text per side, so reports group them;
+#: plain words, since reports quote it as they quote a provider's error).
+THIN_CURRENT = (
+    "not enough evidence: one sample per prompt cannot show a significant change — compare with "
+    "more samples (samples: auto, or --samples 2 or more)"
+)
+THIN_BASELINE = (
+    "not enough evidence: the baseline has one sample per prompt, too few to show a significant "
+    "change — record it again with promptcanary run --save-baseline (30 samples per prompt)"
+)
+
+
+def not_enough_evidence(baseline: Side, current: Side, *, min_effect: float) -> str | None:
+    """Why a pair that was not significant cannot be called stable either, else None.
+
+    That is a pair with a single measured sample on one side and more on the other whose sides
+    disagree: the majority verdict flipped and the pass rate or mean score moved by at least
+    ``min_effect``. One sample cannot show a significant change, so the threshold rule would turn
+    every unlucky sample into a regression (an unchanged 90 % prompt fails one in ten); calling
+    the pair stable would claim a knowledge nobody has. A pair whose sides agree stays stable.
+    """
+    if min(baseline.n, current.n) != 1 or max(baseline.n, current.n) < 2:
+        return None
+    if baseline.passed == current.passed:
+        return None
+    moved = max(
+        abs(baseline.passes / baseline.n - current.passes / current.n),
+        abs(baseline.mean - current.mean),
+    )
+    if moved < min_effect - _EPS:
+        return None
+    return THIN_CURRENT if current.n == 1 else THIN_BASELINE
 
 
 @dataclass(frozen=True)

@@ -257,13 +257,41 @@ def test_noise_alone_is_not_drift_with_samples() -> None:
     assert all(c.method == FISHER and c.p_adjusted is not None for c in report.comparisons)
 
 
-def test_single_sample_side_uses_threshold_rule_and_report_says_so() -> None:
-    base = [pr("a", 1.0)]
-    cur = sampled("a", 0, 10)
-    report = compare(snapshot(base, samples=1), run(cur, samples=10))
-    assert report.single_sample
+def test_single_sample_on_both_sides_uses_threshold_rule_and_report_says_so() -> None:
+    report = compare(snapshot([pr("a", 1.0)], samples=1), run([pr("a", 0.0)], samples=1))
+    assert report.single_sample and report.thin_side is None
     (c,) = report.comparisons
     assert c.method == THRESHOLD and c.regression and c.p_value is None
+
+
+def test_a_single_sample_side_against_many_is_not_enough_evidence_never_drift() -> None:
+    report = compare(snapshot([pr("a", 1.0)], samples=1), run(sampled("a", 0, 10), samples=10))
+    assert not report.single_sample and report.thin_side == "baseline"
+    (c,) = report.comparisons
+    assert c.method == FISHER and c.inconclusive and not c.regression
+    assert c.inconclusive_reason is not None and "not enough evidence" in c.inconclusive_reason
+    # Every pair undecided: the whole verdict is inconclusive, and says why.
+    assert report.is_inconclusive and "no pair could be judged: not enough evidence" in (
+        report.summary
+    )
+
+
+def test_one_sample_against_a_30_sample_baseline_never_fails_an_unchanged_model() -> None:
+    # Issue 21: `compare --samples 1` against a 30-sample baseline, 20 prompts each 90 % reliable,
+    # used to fail with CRITICAL drift in 5 runs of 5 (the threshold rule on every unlucky sample).
+    rng = random.Random(21)
+    flagged = undecided = 0
+    for _ in range(300):
+        base, cur = [], []
+        for i in range(20):
+            base += sampled(f"p{i}", sum(rng.random() < 0.9 for _ in range(30)), 30)
+            cur += sampled(f"p{i}", int(rng.random() < 0.9), 1)
+        report = compare(snapshot(base, samples=30), run(cur, samples=1))
+        flagged += report.has_drift or bool(report.improvements)
+        undecided += len(report.inconclusive)
+        assert report.thin_side == "current" and not report.is_inconclusive
+    assert flagged == 0
+    assert 300 * 20 * 0.05 < undecided < 300 * 20 * 0.2  # the ~10 % of unlucky samples
 
 
 def test_changed_pairs_keep_excerpts_of_prompt_and_responses() -> None:

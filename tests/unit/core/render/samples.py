@@ -99,10 +99,16 @@ def comparison(
 
 
 def usage(
-    *, tokens: int, cost: float | None, p50: float, p95: float, models: list[str]
+    *,
+    tokens: int,
+    cost: float | None,
+    p50: float,
+    p95: float,
+    models: list[str],
+    requests: int = 40,
 ) -> UsageSummary:
     return UsageSummary(
-        requests=40,
+        requests=requests,
         errors=0,
         retries=1,
         prompt_tokens=tokens // 2,
@@ -278,6 +284,7 @@ def adaptive_report(*, baseline_samples: int = 30) -> DriftReport:
             "baseline_pass_count": round(0.9 * b),
             "screening_samples": 3,
             "screening_pass_count": 1,
+            "screening_score": 1 / 3,
             "confirmed": True,
         }
     )
@@ -288,6 +295,7 @@ def adaptive_report(*, baseline_samples: int = 30) -> DriftReport:
             "baseline_pass_count": round(0.9 * b),
             "screening_samples": 3,
             "screening_pass_count": 2,
+            "screening_score": 2 / 3,
             "confirmed": True,
             "stopped_early": True,
             "p_value": 0.84,
@@ -302,6 +310,7 @@ def adaptive_report(*, baseline_samples: int = 30) -> DriftReport:
             "baseline_pass_count": b,
             "screening_samples": 3,
             "screening_pass_count": 3,
+            "screening_score": 1.0,
         }
     )
     report = drift_report([dropped, cleared, screened], samples=3, changed_model=False)
@@ -313,5 +322,17 @@ def adaptive_report(*, baseline_samples: int = 30) -> DriftReport:
             "adaptive": True,
             "confirmation_requests": 40,
             "thin_baseline": _thin_baseline(b, 3),
+            # A rich baseline against a check: 10x the requests, the same tokens per request.
+            "baseline_usage": usage(
+                tokens=30 * b * 3,
+                cost=0.0009 * 3 * b,
+                p50=420.0,
+                p95=900.0,
+                models=[],
+                requests=3 * b,
+            ),
+            "current_usage": usage(
+                tokens=30 * 49, cost=0.0441, p50=430.0, p95=880.0, models=[], requests=49
+            ),
         }
     )

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from promptcanary.core.models import CanaryRunResult, DriftReport
 from promptcanary.core.reporter import DriftReporter, run_to_json
 from tests.unit.core.render.samples import (
     HOSTILE,
+    adaptive_report,
     comparison,
     drift_report,
     run_result,
@@ -89,3 +92,16 @@ def test_to_json_writes_the_file(tmp_path) -> None:
     target = tmp_path / "drift.json"
     text = DriftReporter(drift_report()).to_json(target)
     assert target.read_text(encoding="utf-8") == text
+
+
+def test_usage_keeps_its_totals_and_adds_per_request_figures() -> None:
+    report = adaptive_report()
+    data = json.loads(DriftReporter(report).to_json())
+    base, cur = data["baseline_usage"], data["current_usage"]
+    assert (base["requests"], base["total_tokens"], cur["requests"]) == (90, 2700, 49)
+    assert base["answered"] == 90 and base["tokens_per_request"] == 30.0
+    assert cur["tokens_per_request"] == 30.0
+    assert base["cost_per_request"] == pytest.approx(0.0009)
+    assert cur["cost_per_request"] == pytest.approx(0.0009)
+    # Derived, so ignored on load: the round trip still gives an equal report.
+    assert DriftReport.model_validate_json(DriftReporter(report).to_json()) == report

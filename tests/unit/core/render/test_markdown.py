@@ -77,6 +77,16 @@ def test_regressions_come_first_worst_first_with_details() -> None:
     assert "```diff" in md
 
 
+def test_usage_compares_per_request_and_says_how_many_requests_each_side_made() -> None:
+    # Issue 21: a 30-sample baseline (90 requests) against a check (49 requests) with the same
+    # tokens and price per request read "tokens 2,700 → 1,470 (−46%)"; per request nothing moved.
+    md = DriftReporter(adaptive_report()).to_markdown()
+    (line,) = [x for x in md.splitlines() if x.startswith("**Usage**")]
+    assert "tokens/request 30.0 → 30.0 ·" in line
+    assert "cost/request $0.000900 → $0.000900 ·" in line
+    assert "requests 90 → 49 ·" in line and "−" not in line.split("requests")[1]
+
+
 def test_counts_usage_thresholds_footer_and_run_link() -> None:
     md = DriftReporter(
         drift_report(),
@@ -84,9 +94,11 @@ def test_counts_usage_thresholds_footer_and_run_link() -> None:
         accept_hint="add the label `canary:accept` to this pull request",
     ).to_markdown()
     assert "**2 regressions** · **1 improvement** · **2 stable** · **1 inconclusive**" in md
-    assert "tokens 12,000 → 13,500 (+12%)" in md
+    # Per request (40 requests a side here): 12,000 / 40 = 300 tokens, $0.0123 / 40.
+    assert "tokens/request 300 → 338 (+12%)" in md
     assert "latency p95 900 ms → 1,400 ms (+56%)" in md
-    assert "cost $0.0123 → $0.0141" in md
+    assert "cost/request $0.000307 → $0.000353 (+15%)" in md
+    assert "requests 40 → 40 ·" in md
     assert "add the label `canary:accept`" in md
     assert "Thresholds: regression Δ ≥ 0.05" in md
     assert "[Workflow run](https://github.com/acme/shop/actions/runs/42)" in md

@@ -13,6 +13,8 @@ from promptcanary.core.render.wording import evidence, format_p, method_label
 from promptcanary.core.verdict import stats
 from promptcanary.core.verdict.pairs import Side
 from promptcanary.core.verdict.rules import (
+    THIN_BASELINE,
+    THIN_CURRENT,
     Verdict,
     choose_test,
     decide_multi,
@@ -223,10 +225,34 @@ def test_identical_constant_samples_do_not_warn() -> None:
     assert not any(v.regression or v.improvement for v in verdicts)
 
 
-def test_one_sample_on_one_side_falls_back_to_the_threshold_rule() -> None:
-    (verdict,) = multi((side(10, 10), side(0, 1)))
+def test_one_sample_on_both_sides_uses_the_threshold_rule() -> None:
+    (verdict,) = multi((side(1, 1), side(0, 1)))
     assert verdict.method == THRESHOLD and verdict.p_value is None
     assert verdict.regression  # mean 1.0 -> 0.0 and failing
+
+
+def test_one_sample_against_many_is_tested_and_a_flip_is_not_enough_evidence() -> None:
+    # 10/10 -> 0/1: Fisher's one-sided p is 1/11, 0.18 two-sided: it can never be significant.
+    failed, passed = multi((side(10, 10), side(0, 1)), (side(27, 30), side(1, 1)))
+    assert failed.method == FISHER and failed.p_value == pytest.approx(2 / 11)
+    assert not failed.regression and failed.inconclusive
+    assert failed.inconclusive_reason == THIN_CURRENT
+    assert not passed.inconclusive and not passed.improvement  # the sides agree: stable
+    # The mirror: a single-sample baseline against a sampled run.
+    (thin,) = multi((side(1, 1), side(0, 10)))
+    assert thin.inconclusive and thin.inconclusive_reason == THIN_BASELINE
+
+
+def test_one_sample_against_a_large_baseline_can_still_be_significant() -> None:
+    # 50/50 -> 0/1: one-sided p = 1/51, 0.039 two-sided: significant at 0.05 on its own.
+    (verdict,) = multi((side(50, 50), side(0, 1)))
+    assert verdict.regression and verdict.p_adjusted == pytest.approx(2 / 51)
+
+
+def test_a_small_move_against_one_sample_is_stable() -> None:
+    # Graded scores: 0.95 -> 0.9, both passing, moved less than min_effect.
+    (verdict,) = multi((scored(0.95, 0.95, 0.95), scored(0.9)))
+    assert not verdict.inconclusive and not verdict.regression
 
 
 def test_missing_side_is_scored_as_failure() -> None:
@@ -244,9 +270,9 @@ def test_errored_samples_are_left_out_and_fully_errored_side_is_inconclusive() -
     assert partly.regression
     assert partly.p_value == pytest.approx(2 * stats.fisher_p(9, 10, 3, 10))
     assert fully.inconclusive and not fully.regression and fully.p_value is None
-    # Errors thinning a side to one sample: single-sample rule for that pair.
+    # Errors thinning a side to one sample: tested, and one sample is not enough evidence.
     (thin,) = multi((side(10, 10), side(0, 1, errored=9)))
-    assert thin.method == THRESHOLD
+    assert thin.method == FISHER and thin.inconclusive and not thin.regression
 
 
 def test_inconclusive_pairs_take_no_part_in_the_correction() -> None:
