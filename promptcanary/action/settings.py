@@ -16,6 +16,7 @@ from typing import Any
 
 from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
+from promptcanary.pipeline.locations import baseline_dir
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
 MODE_CHOICES = ("auto", "check", "promote", "watch")
@@ -24,7 +25,7 @@ MODE_CHOICES = ("auto", "check", "promote", "watch")
 INPUT_DEFAULTS: dict[str, str] = {
     "config": "canary.yaml",
     "provider": "",
-    "baseline-dir": "baselines",
+    "baseline-dir": "",
     "fail-on-severity": "medium",
     "github-token": "",
     "comment": "true",
@@ -147,10 +148,16 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
     workspace = _workspace(environ)
     workdir = _resolve(workspace, read_input(environ, "working-directory"))
     replay = read_input(environ, "replay")
+    config_path = _resolve(workdir, read_input(environ, "config"))
+    given = read_input(environ, "baseline-dir")
     return ActionConfig(
-        config_path=_resolve(workdir, read_input(environ, "config")),
+        config_path=config_path,
         provider=read_input(environ, "provider") or None,
-        baseline_dir=_resolve(workdir, read_input(environ, "baseline-dir")),
+        # The pipeline's rule, as the CLI's: next to canary.yaml unless given; a given folder
+        # stays relative to working-directory (as it always was).
+        baseline_dir=baseline_dir(
+            Path(given).expanduser() if given else None, config_path, base=workdir
+        ).resolve(),
         fail_on_severity=_choice(environ, "fail-on-severity", SEVERITY_CHOICES),
         github_token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", ""),
         comment=_boolean(environ, "comment"),

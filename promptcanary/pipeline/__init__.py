@@ -7,6 +7,7 @@ One path from settings to a verdict, written once so the two front-ends cannot d
     provider  = make_provider(model, overrides)          # LiteLLM, or a replay of a saved run
     run       = measure(suite, provider, overrides)      # the suite with the overrides applied
     reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
+    folder    = baseline_dir(given, config_path)         # baselines/ next to canary.yaml
     baseline  = latest_baseline(store, suite, model)     # or None
     report    = compare_with_settings(baseline, run, settings, overrides)
     verdict   = gate(report, GatePolicy(...))            # result word + exit code
@@ -20,6 +21,7 @@ comment what comes back. Nothing here prints, reads the environment or knows abo
 
 from __future__ import annotations
 
+from promptcanary.pipeline.locations import DEFAULT_BASELINE_FOLDER, baseline_dir
 from promptcanary.pipeline.measure import (
     measure,
     measure_batch,
@@ -41,10 +43,12 @@ from promptcanary.pipeline.verdict import (
 )
 
 __all__ = [
+    "DEFAULT_BASELINE_FOLDER",
     "SEVERITIES",
     "GatePolicy",
     "Overrides",
     "Verdict",
+    "baseline_dir",
     "check_suite_matches",
     "compare_with_settings",
     "gate",
