@@ -32,6 +32,7 @@ from promptcanary.action.measure import (
 )
 from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
+from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
@@ -142,6 +143,11 @@ def main(
     try:
         config = load_config(env)
         context = load_context(env)
+        # The GitHub token now lives in `config` only: canary.yaml and custom probes run in this
+        # process and must not find the job's tokens in the environment (see .tokens).
+        if env is os.environ:
+            withhold_job_tokens(os.environ)
+        env = without_job_tokens(env)
         outcome = action(
             config,
             context,
