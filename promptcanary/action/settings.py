@@ -9,6 +9,7 @@ own ``INPUT_<UPPER-WITH-DASHES>`` form.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,9 +156,13 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         provider=read_input(environ, "provider") or None,
         # The pipeline's rule, as the CLI's: next to canary.yaml unless given; a given folder
         # stays relative to working-directory (as it always was).
-        baseline_dir=baseline_dir(
-            Path(given).expanduser() if given else None, config_path, base=workdir
-        ).resolve(),
+        # Absolute but not resolved: a promotion checks each component for a symlink that
+        # leaves the workspace (promote.check_in_workspace) and must see it to name it.
+        baseline_dir=Path(
+            os.path.abspath(
+                baseline_dir(Path(given).expanduser() if given else None, config_path, base=workdir)
+            )
+        ),
         fail_on_severity=_choice(environ, "fail-on-severity", SEVERITY_CHOICES),
         github_token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", ""),
         comment=_boolean(environ, "comment"),

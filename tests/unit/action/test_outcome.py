@@ -92,10 +92,48 @@ def test_files_written_as_root_are_given_to_the_workspace_owner(
         return os.stat_result(values)
 
     monkeypatch.setattr(Path, "stat", stat_as_root)
-    monkeypatch.setattr(os, "chown", lambda p, uid, gid: calls.append((str(p), uid, gid)))
+    monkeypatch.setattr(os, "chown", lambda p, uid, gid, **_: calls.append((str(p), uid, gid)))
     hand_over(path, workspace, folders_up_to=workspace)
     owner = real_stat(workspace)
     assert calls == [
         (str(path), owner.st_uid, owner.st_gid),
         (str(workspace / "baselines"), owner.st_uid, owner.st_gid),
     ]
+
+
+def test_the_hand_over_never_leaves_the_workspace_through_a_symlink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checked-out ``baselines`` symlink pointing out of the workspace: running as root, the
+    container must not give the outside file or any folder above it to the runner's user."""
+    workspace, outside = tmp_path / "workspace", tmp_path / "outside"
+    workspace.mkdir()
+    (outside / "etc").mkdir(parents=True)
+    (workspace / "baselines").symlink_to(outside / "etc", target_is_directory=True)
+    escaped = workspace / "baselines" / "b.json"
+    escaped.write_text("{}")  # lands in outside/etc
+    calls: list[str] = []
+    monkeypatch.setattr(os, "getuid", lambda: workspace.stat().st_uid + 1)  # "root"
+    real_stat = Path.stat
+
+    def stat_as_root(self: Path, **kwargs: bool) -> os.stat_result:
+        result = real_stat(self, **kwargs)
+        if self == workspace:
+            return result
+        values = list(result)
+        values[stat.ST_UID] = result.st_uid + 1  # created by the container's root
+        return os.stat_result(values)
+
+    monkeypatch.setattr(Path, "stat", stat_as_root)
+    monkeypatch.setattr(os, "chown", lambda p, uid, gid, **_: calls.append(str(p)))
+    mode = stat.S_IMODE((outside / "etc" / "b.json").stat().st_mode)
+
+    hand_over(escaped, workspace, folders_up_to=workspace)
+
+    assert calls == []
+    assert stat.S_IMODE((outside / "etc" / "b.json").stat().st_mode) == mode
+    inside = workspace / "real" / "b.json"
+    inside.parent.mkdir()
+    inside.write_text("{}")
+    hand_over(inside, workspace, folders_up_to=workspace)
+    assert calls == [str(inside), str(inside.parent)]  # stops at the workspace
