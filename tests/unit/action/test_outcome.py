@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from promptcanary.action.outcome import ReportFiles, reports_dir
+from promptcanary.action.outcome import ReportFiles, on_a_mount, reports_dir
 from promptcanary.action.settings import GitHubContext
 from promptcanary.action.workflow import hand_over
 
@@ -137,3 +137,42 @@ def test_the_hand_over_never_leaves_the_workspace_through_a_symlink(
     inside.write_text("{}")
     hand_over(inside, workspace, folders_up_to=workspace)
     assert calls == [str(inside), str(inside.parent)]  # stops at the workspace
+
+
+MOUNTINFO = """\
+1 0 0:50 / / rw,relatime - overlay overlay rw
+2 1 0:51 / /proc rw - proc proc rw
+3 1 8:1 /srv/work /github/workspace rw,relatime - ext4 /dev/sda1 rw
+4 1 8:1 /srv/with\\040space /mnt/with\\040space rw - ext4 /dev/sda1 rw
+"""
+
+
+def test_only_a_folder_on_a_mount_of_its_own_outlives_the_container() -> None:
+    assert on_a_mount(Path("/github/workspace/baselines"), MOUNTINFO)
+    assert on_a_mount(Path("/mnt/with space/x"), MOUNTINFO)
+    assert not on_a_mount(Path("/tmp"), MOUNTINFO)
+    assert not on_a_mount(Path("/github/workspacex"), MOUNTINFO)  # a prefix is not a parent
+
+
+def test_an_unshared_runner_temp_sends_the_reports_to_the_workspace_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """nektos/act: RUNNER_TEMP=/tmp in the container, nothing mounted there, no /github/* mounts;
+    the workspace is the one mount later steps see."""
+    temp = tmp_path / "container_tmp"
+    temp.mkdir()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    warnings: list[str] = []
+    folder = reports_dir(
+        context(tmp_path, temp),
+        warn=warnings.append,
+        mounts=(tmp_path / "no_runner_temp", tmp_path / "no_home"),
+        shared=lambda path: path == workspace,
+    )
+    assert folder == workspace / ".promptcanary"
+    assert len(warnings) == 1 and str(folder) in warnings[0] and "nektos/act" in warnings[0]
+    written = Path(ReportFiles(folder, "s", "m").write(".md", "# report"))
+    assert written.parent == folder and written.read_text(encoding="utf-8") == "# report"
+    # A later `git add -A` must not commit the reports.
+    assert (folder / ".gitignore").read_text(encoding="utf-8") == "*\n"
