@@ -2,8 +2,10 @@
 
 The runner does not enforce ``required`` or any type, so every input is validated here and a bad
 value fails with a message naming the input and the values it accepts. Inputs are read from
-``INPUT_<UPPER_SNAKE>`` (what action.yml maps in ``runs.env``) and, failing that, from the runner's
-own ``INPUT_<UPPER-WITH-DASHES>`` form.
+``INPUT_<UPPER_SNAKE>`` and, failing that, from the runner's own ``INPUT_<UPPER-WITH-DASHES>``
+form. The runner sets ``INPUT_CONFIG`` for a one-word input itself; action.yml's ``runs.env`` maps
+only the hyphenated ones (``INPUT_BASELINE_DIR``), never an input onto its own name (nektos/act
+passes such a self-reference through unevaluated).
 """
 
 from __future__ import annotations
