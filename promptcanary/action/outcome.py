@@ -195,6 +195,8 @@ class ReportFiles:
             ignore = self.directory / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("*\n", encoding="utf-8")
+                if self.owner_of is not None:  # a root-owned file would block the cleanup
+                    hand_over(ignore, self.owner_of, folders_up_to=self.directory)
         path = self.directory / f"{self.stem}{suffix}"
         path.write_text(text, encoding="utf-8")
         if self.owner_of is not None:
