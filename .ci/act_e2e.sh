@@ -102,11 +102,17 @@ t0=$(date +%s)
   -t "$ACTION_TAG" "$PROJECT" >"$STATE/build.log" 2>&1 || { tail -20 "$STATE/build.log" >&2; fail "image build failed (see $STATE/build.log)"; }
 note "image built in $(( $(date +%s) - t0 ))s"
 
+# act removes its job container when a job ends, but not when it is killed (or its daemon is):
+# drop leftovers of an earlier run (this storage is ours alone) so a name never collides.
+drop_containers() {
+  "${POD[@]}" ps -a -q --filter name=act- | xargs -r "${POD[@]}" rm -f -t 0 >/dev/null 2>&1 || true
+}
+drop_containers
 SOCK=$STATE/podman.sock
 rm -f "$SOCK"
 "${POD[@]}" system service --time=0 "unix://$SOCK" >"$STATE/service.log" 2>&1 &
 service=$!
-trap 'kill "$service" 2>/dev/null || true' EXIT
+trap 'kill "$service" 2>/dev/null || true; drop_containers' EXIT
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || fail "podman system service did not start (see $STATE/service.log)"
 
