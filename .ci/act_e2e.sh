@@ -112,7 +112,13 @@ SOCK=$STATE/podman.sock
 rm -f "$SOCK"
 "${POD[@]}" system service --time=0 "unix://$SOCK" >"$STATE/service.log" 2>&1 &
 service=$!
-trap 'kill "$service" 2>/dev/null || true; drop_containers' EXIT
+# podman 4.3 leaves the conmon of each `docker exec` act made running after its container is gone:
+# end those of this storage (their command line names it), by process id.
+end_exec_monitors() {
+  ps -eo pid=,comm=,args= | awk -v dir="$STATE/storage/" '$2 == "conmon" && index($0, dir) {print $1}' |
+    while read -r pid; do kill "$pid" 2>/dev/null || true; done
+}
+trap 'kill "$service" 2>/dev/null || true; drop_containers; end_exec_monitors' EXIT
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || fail "podman system service did not start (see $STATE/service.log)"
 
