@@ -307,11 +307,21 @@ def secret_env_values(environ: dict[str, str] | None = None) -> list[str]:
     ]
 
 
+#: Secrets taken out of the environment (the Action's job tokens) that must still be redacted.
+_HELD_SECRETS: set[str] = set()
+
+
+def hold_secret(value: str) -> None:
+    """Keep redacting ``value`` after it leaves the environment (see :func:`redact`)."""
+    if value and len(value) >= 6:
+        _HELD_SECRETS.add(value)
+
+
 def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
     """Replace anything that looks like a credential in ``text`` with ``***``."""
     if not text:
         return text
-    for secret in [*secret_env_values(), *extra_secrets]:
+    for secret in [*secret_env_values(), *_HELD_SECRETS, *extra_secrets]:
         if secret and secret in text:
             text = text.replace(secret, "***")
     for pattern in _SECRET_PATTERNS:

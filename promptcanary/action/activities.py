@@ -93,15 +93,23 @@ def decide(config: ActionConfig, context: GitHubContext) -> Plan:
     return Plan("check", pr_number=pr_number)
 
 
+#: Said with every fork skip: the fork's suite is code, not data, once it runs with secrets.
+FORK_SECRETS_WARNING = (
+    "Before measuring a fork's change from a branch of this repository, review it like code: "
+    "that run executes the fork's canary.yaml and custom probes with this repository's secrets "
+    "(provider keys, the workflow's token)."
+)
+
+
 def _fork_reason(mode: str) -> str:
     return (
         "A pull request from a fork cannot be promoted: its branch belongs to another "
         "repository, and this workflow's token may not push to it. A maintainer can promote "
-        "the baseline after merging, or from a branch of this repository."
+        "the baseline after merging, or from a branch of this repository. " + FORK_SECRETS_WARNING
         if mode == "promote"
         else "This pull request comes from a fork: GitHub gives its workflow no secrets, so no "
         "model was called and the check passes unmeasured. A maintainer can measure the change "
-        "from a branch of this repository, or after merging."
+        "from a branch of this repository, or after merging. " + FORK_SECRETS_WARNING
     )
 
 

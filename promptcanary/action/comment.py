@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_PROMOTE_LABEL",
     "accept_hint",
     "comment_marker",
+    "starts_with_marker",
     "watch_marker",
 ]
 
@@ -27,6 +28,15 @@ def comment_marker(suite_name: str, model_id: str) -> str:
     return (
         f"<!-- promptcanary: suite={marker_value(suite_name)}, model={marker_value(model_id)} -->"
     )
+
+
+def starts_with_marker(body: str | None, marker: str) -> bool:
+    """True when ``body`` is one of ours for ``marker``: the marker is its first line.
+
+    Only the start counts: a comment quoting a model answer (or a person quoting our comment)
+    can hold another suite's marker anywhere else in its body.
+    """
+    return (body or "").startswith(marker)
 
 
 def watch_marker(suite_name: str, model_id: str) -> str:

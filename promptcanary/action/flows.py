@@ -81,8 +81,17 @@ def ensure_promote_label(s: Session) -> None:
 
 
 def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
-    """A run with nothing to compare against: say so and how to promote one."""
-    full = render.no_baseline_markdown(run, s.where, budget=render.FILE_REPORT_BUDGET)
+    """A run with nothing to compare against: say so, which folder was searched, and how to
+    promote one."""
+    searched = s.workspace_relative(s.config.baseline_dir)
+    s.workflow.notice(
+        f"No baseline of suite '{run.suite_name}' on {run.provider.model_id} in {searched}/ "
+        "(the folder searched): nothing was compared.",
+        title="PromptCanary: no baseline",
+    )
+    full = render.no_baseline_markdown(
+        run, s.where, budget=render.FILE_REPORT_BUDGET, searched=searched
+    )
     unusable = run_is_unusable(run, target.suite, s.config)
     outcome = Outcome(
         "no-baseline",
@@ -97,10 +106,14 @@ def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportF
     s.workflow.add_summary(
         full
         if len(full) <= render.SUMMARY_REPORT_BUDGET
-        else render.no_baseline_markdown(run, s.where, budget=render.SUMMARY_REPORT_BUDGET)
+        else render.no_baseline_markdown(
+            run, s.where, budget=render.SUMMARY_REPORT_BUDGET, searched=searched
+        )
     )
     if s.plan.activity != "watch":
-        body = render.no_baseline_markdown(run, s.where, budget=render.COMMENT_REPORT_BUDGET)
+        body = render.no_baseline_markdown(
+            run, s.where, budget=render.COMMENT_REPORT_BUDGET, searched=searched
+        )
         marker = render.comment_marker(run.suite_name, run.provider.model_id)
         outcome.comment_url = s.comment(marker, body, files)
         first = (

@@ -26,6 +26,7 @@ from promptcanary.action.github_commit import (
     CommitResult,
 )
 from promptcanary.action.github_runs import CheckRunRef
+from promptcanary.action.comment import starts_with_marker
 from promptcanary.errors import GitHubError
 
 if TYPE_CHECKING:
@@ -213,17 +214,20 @@ class GitHubClient:
         """Edit our comment holding ``marker`` on issue/PR ``number``, or create it.
 
         All pages of comments are searched; a comment counts as ours when its author is the
-        token's account and its body holds the marker, so a user quoting the marker is never
-        edited. A comment someone hid (minimized) is left alone and a new one is posted. When
-        several of ours hold the marker (left by an older version that repeated a POST answered
-        5xx), the newest is kept and the others are deleted. A creation answered 5xx is read
-        back (our comment with this exact body) before it is sent again.
+        token's account and its body starts with the marker, so neither a user quoting the marker
+        nor another suite's comment quoting a model answer that holds it is ever edited. A comment
+        someone hid (minimized) is left alone and a new one is posted. When several of ours hold
+        the marker (left by an older version that repeated a POST answered 5xx), the newest is
+        kept and the others are deleted. A creation answered 5xx is read back (our comment with
+        this exact body) before it is sent again.
         """
         issue = self.repo.get_issue(number)
 
         def find() -> list[Any]:
             return [
-                c for c in issue.get_comments() if marker in (c.body or "") and self.is_ours(c.user)
+                c
+                for c in issue.get_comments()
+                if starts_with_marker(c.body, marker) and self.is_ours(c.user)
             ]
 
         candidates = _call(f"list the comments of #{number}", find)
@@ -330,7 +334,7 @@ class GitHubClient:
     # ── watch issues ──
 
     def find_open_issue(self, *, marker: str, label: str | None = None) -> Issue | None:
-        """Our open issue (not a PR) whose body holds ``marker``.
+        """Our open issue (not a PR) whose body starts with ``marker``.
 
         Found by its author and marker, not by its label (people remove or rename labels): the
         issues carrying ``label`` are searched first, then every open issue.
@@ -339,7 +343,7 @@ class GitHubClient:
         def matches(issue: Issue) -> bool:
             return (
                 issue.pull_request is None
-                and marker in (issue.body or "")
+                and starts_with_marker(issue.body, marker)
                 and self.is_ours(issue.user)
             )
 

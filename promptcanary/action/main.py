@@ -31,7 +31,9 @@ from promptcanary.action.measure import (
     store_for,
 )
 from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
+from promptcanary.action.promote import check_in_workspace
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
+from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
@@ -92,8 +94,10 @@ def action(
         f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
         f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
     )
-    provider = make_provider(target.model, config)
     promote = plan.activity == "promote"
+    if promote:  # before paying for a run whose baseline could not be written
+        check_in_workspace(config.baseline_dir, context.workspace)
+    provider = make_provider(target.model, config)
     # The baseline is found first: an adaptive check (samples: auto) screens against it.
     baseline = (
         None
@@ -150,6 +154,11 @@ def main(
     try:
         config = load_config(env)
         context = load_context(env)
+        # The GitHub token now lives in `config` only: canary.yaml and custom probes run in this
+        # process and must not find the job's tokens in the environment (see .tokens).
+        if env is os.environ:
+            withhold_job_tokens(os.environ)
+        env = without_job_tokens(env)
         outcome = action(
             config,
             context,

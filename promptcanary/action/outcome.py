@@ -89,6 +89,40 @@ def drift_over_threshold(report: DriftReport, fail_on_severity: str) -> bool:
 
 #: Where the runner mounts its temp folder and the job's home folder into a Docker action.
 RUNNER_MOUNTS = (Path("/github/runner_temp"), Path("/github/home"))
+#: The report folder in the workspace, when no temp folder is shared with later steps.
+WORKSPACE_REPORTS = ".promptcanary"
+
+
+def in_container() -> bool:
+    """True inside a Docker or Podman container (their marker files)."""
+    return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
+
+
+def on_a_mount(path: Path, mountinfo: str | None = None) -> bool:
+    """True when ``path`` lies on a mount of its own, not on the container's root file system:
+    only a mounted folder outlives the container, where later steps can read it."""
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text(encoding="utf-8")
+        except OSError:
+            return True  # cannot tell: trust the runner
+    target = path.resolve().as_posix()
+    best = ""
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if len(fields) < 5:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > len(best):
+            best = point
+    return best not in ("", "/")
+
+
+def _shared_folders(workspace: Path) -> Callable[[Path], bool]:
+    if in_container() and on_a_mount(workspace):
+        return on_a_mount
+    return lambda path: True
 
 
 def reports_dir(
@@ -96,20 +130,31 @@ def reports_dir(
     *,
     warn: Callable[[str], None] | None = None,
     mounts: Sequence[Path] = RUNNER_MOUNTS,
+    shared: Callable[[Path], bool] | None = None,
 ) -> Path:
     """Where report files go: ``$RUNNER_TEMP/promptcanary``.
 
     In a Docker action ``RUNNER_TEMP`` is a host path; runners from 2.329 mount it at
     ``/github/runner_temp`` (always from 2.331). Older runners do not, so the fallback is
     ``/github/home`` (the host's ``$RUNNER_TEMP/_github_home``, which later steps can read),
-    with a warning; the container's own temp folder would be lost with the container, so it is
-    used only outside a runner (local runs).
+    with a warning. A runner emulator (nektos/act) sets ``RUNNER_TEMP=/tmp`` in the container
+    without mounting anything there: the files would be lost with the container, so they go to
+    ``.promptcanary/`` in the workspace (always mounted), with a warning saying where. The
+    container's own temp folder is used only outside a runner (local runs).
+
+    ``shared`` tells whether a folder outlives the container. By default it is decided only in
+    a container whose workspace is a mount (a Docker action's is): there, a folder on the
+    container's own root file system is not shared; anywhere else every folder counts as shared.
     """
+    if shared is None:
+        shared = _shared_folders(context.workspace)
     runner_temp, home = mounts[0], mounts[1]
-    for candidate in (context.runner_temp, runner_temp):
-        if candidate is not None and candidate.is_dir():
-            return candidate / "promptcanary"
-    if home.is_dir():
+    temp = context.runner_temp
+    if temp is not None and temp.is_dir() and shared(temp):
+        return temp / "promptcanary"
+    if runner_temp.is_dir():
+        return runner_temp / "promptcanary"
+    if home.is_dir() and shared(home):
         if warn is not None:
             warn(
                 f"RUNNER_TEMP ({context.runner_temp}) is not mounted in this container (runners "
@@ -118,6 +163,16 @@ def reports_dir(
                 "promptcanary. Update the runner to get them in ${{ runner.temp }}/promptcanary."
             )
         return home / "promptcanary"
+    workspace = context.workspace
+    if context.runner_temp is not None and workspace.is_dir() and shared(workspace):
+        folder = workspace / WORKSPACE_REPORTS
+        if warn is not None:
+            warn(
+                f"RUNNER_TEMP ({context.runner_temp}) is not shared with later steps here (a "
+                f"runner emulator such as nektos/act mounts no temp folder), so the report files "
+                f"are in {folder} (the `report-path` output names the file)."
+            )
+        return folder
     return Path(tempfile.gettempdir()) / "promptcanary"
 
 
@@ -139,6 +194,13 @@ class ReportFiles:
         from promptcanary.action.workflow import hand_over
 
         self.directory.mkdir(parents=True, exist_ok=True)
+        if self.directory.name == WORKSPACE_REPORTS:
+            # Report files in the workspace must never be committed by a later `git add -A`.
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("*\n", encoding="utf-8")
+                if self.owner_of is not None:  # a root-owned file would block the cleanup
+                    hand_over(ignore, self.owner_of, folders_up_to=self.directory)
         path = self.directory / f"{self.stem}{suffix}"
         path.write_text(text, encoding="utf-8")
         if self.owner_of is not None:

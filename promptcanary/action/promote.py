@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from promptcanary.action.workflow import is_inside
 from promptcanary.errors import ConfigError, GitHubError
 
 if TYPE_CHECKING:
@@ -62,6 +63,46 @@ def repo_path_for(path: Path, workspace: Path) -> str:
         ) from None
 
 
+def check_in_workspace(folder: Path, workspace: Path) -> None:
+    """Refuse a baseline folder that leads outside the workspace, before anything is written.
+
+    The checked-out repository decides what ``baselines`` is: a pull request can commit it as a
+    symlink to any folder of the runner, and the Action writes (as root, in its container)
+    wherever it points. Every component from the workspace down to ``folder`` must stay inside.
+
+    Raises:
+        ConfigError: naming the component that leaves the workspace and where it points (exit 2).
+    """
+    root = workspace.resolve()
+    hint = (
+        "Make the baseline folder a real folder inside the repository (not a symlink out of "
+        "it), or point `baseline-dir` at one."
+    )
+    try:
+        parts = folder.relative_to(workspace).parts
+    except ValueError:
+        parts = None
+    if parts is not None:
+        current = workspace
+        for part in parts:
+            current = current / part
+            if current.is_symlink() and not is_inside(current, workspace):
+                raise ConfigError(
+                    f"the baseline folder {folder} leads outside the workspace ({root}): "
+                    f"{current.relative_to(workspace).as_posix()} is a symlink to "
+                    f"{current.resolve()}, so the promoted baseline was not written",
+                    field="with.baseline-dir",
+                    hint=hint,
+                )
+    if not is_inside(folder, workspace):
+        raise ConfigError(
+            f"the baseline folder {folder} is outside the workspace ({root}), so the promoted "
+            "baseline was not written",
+            field="with.baseline-dir",
+            hint=hint,
+        )
+
+
 def promote(
     run: CanaryRunResult,
     *,
@@ -77,10 +118,15 @@ def promote(
 
     A GitHub refusal is returned in :attr:`Promotion.error` (the file stays in the workspace);
     it never raises :class:`GitHubError`.
+
+    Raises:
+        ConfigError: the baseline folder leads outside the workspace (see
+            :func:`check_in_workspace`); nothing was written.
     """
     from promptcanary.action.workflow import hand_over
     from promptcanary.storage.file import filename_for
 
+    check_in_workspace(store.directory, workspace)
     snapshot = store.save(run, note=note)
     local = store.directory / filename_for(snapshot)
     hand_over(local, workspace, folders_up_to=workspace)

@@ -104,20 +104,33 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def no_baseline_markdown(run: CanaryRunResult, where: Where, *, budget: int) -> str:
+def no_baseline_markdown(
+    run: CanaryRunResult, where: Where, *, budget: int, searched: str | None = None
+) -> str:
     """Summary / comment when there is no baseline for (suite, model) yet: the run, and how
-    to promote it."""
+    to promote it. ``searched`` is the folder looked in (workspace-relative), said right under
+    the title so a wrong ``baseline-dir`` is seen at once."""
     from promptcanary.core.reporter import run_to_markdown
 
-    return run_to_markdown(
+    note = ""
+    if searched:
+        note = (
+            f"> 🔎 No baseline of this suite and model in {md_code(searched.rstrip('/') + '/', 300)}"
+            " (the folder searched: `baseline-dir`, else `baselines/` next to the suite file)."
+        )
+    markdown = run_to_markdown(
         run,
-        budget=budget,
+        budget=budget - len(note) - 2,
         accept_hint=comment.accept_hint(where.promote_label),
         marker=comment_marker(run.suite_name, run.provider.model_id),
         run_url=where.run_url,
         report_location=where.location,
         no_baseline=True,
     )
+    if not note:
+        return markdown
+    head, sep, rest = markdown.partition("\n\n")  # the marker and the title come first
+    return f"{head}\n\n{note}{sep}{rest}" if sep else f"{markdown}\n\n{note}"
 
 
 def skipped_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:

@@ -2,13 +2,16 @@
 
 The runner does not enforce ``required`` or any type, so every input is validated here and a bad
 value fails with a message naming the input and the values it accepts. Inputs are read from
-``INPUT_<UPPER_SNAKE>`` (what action.yml maps in ``runs.env``) and, failing that, from the runner's
-own ``INPUT_<UPPER-WITH-DASHES>`` form.
+``INPUT_<UPPER_SNAKE>`` and, failing that, from the runner's own ``INPUT_<UPPER-WITH-DASHES>``
+form. The runner sets ``INPUT_CONFIG`` for a one-word input itself; action.yml's ``runs.env`` maps
+only the hyphenated ones (``INPUT_BASELINE_DIR``), never an input onto its own name (nektos/act
+passes such a self-reference through unevaluated).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Any, Literal
 
 from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
+from promptcanary.pipeline.locations import baseline_dir
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
 #: The check workflow `promptcanary init` writes (and examples/workflows holds): the one a
@@ -27,7 +31,7 @@ MODE_CHOICES = ("auto", "check", "promote", "watch")
 INPUT_DEFAULTS: dict[str, str] = {
     "config": "canary.yaml",
     "provider": "",
-    "baseline-dir": "baselines",
+    "baseline-dir": "",
     "fail-on-severity": "medium",
     "github-token": "",
     "comment": "true",
@@ -151,10 +155,20 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
     workspace = _workspace(environ)
     workdir = _resolve(workspace, read_input(environ, "working-directory"))
     replay = read_input(environ, "replay")
+    config_path = _resolve(workdir, read_input(environ, "config"))
+    given = read_input(environ, "baseline-dir")
     return ActionConfig(
-        config_path=_resolve(workdir, read_input(environ, "config")),
+        config_path=config_path,
         provider=read_input(environ, "provider") or None,
-        baseline_dir=_resolve(workdir, read_input(environ, "baseline-dir")),
+        # The pipeline's rule, as the CLI's: next to canary.yaml unless given; a given folder
+        # stays relative to working-directory (as it always was).
+        # Absolute but not resolved: a promotion checks each component for a symlink that
+        # leaves the workspace (promote.check_in_workspace) and must see it to name it.
+        baseline_dir=Path(
+            os.path.abspath(
+                baseline_dir(Path(given).expanduser() if given else None, config_path, base=workdir)
+            )
+        ),
         fail_on_severity=_choice(environ, "fail-on-severity", SEVERITY_CHOICES),
         github_token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", ""),
         comment=_boolean(environ, "comment"),

@@ -160,7 +160,15 @@ def hand_over(path: Path, workspace: Path, *, folders_up_to: Path | None = None)
     0644, and it and its folders (up to ``folders_up_to``) are given to the owner of
     ``workspace`` when that is another user. Failures are ignored: outside a container (or not
     as root) there is nothing to fix.
+
+    The hand-over stops at ``folders_up_to``: a path that leaves that folder (through a symlink
+    the checked-out repository may carry) is not touched at all, and links are never followed,
+    so running as root never gives away a file or folder outside it.
     """
+    if folders_up_to is not None and not is_inside(path, folders_up_to):
+        return
+    if path.is_symlink():
+        return
     try:
         path.chmod(0o644)
     except OSError:
@@ -174,12 +182,23 @@ def hand_over(path: Path, workspace: Path, *, folders_up_to: Path | None = None)
     targets = [path]
     if folders_up_to is not None:
         for folder in path.parents:
+            if folder != folders_up_to and folders_up_to not in folder.parents:
+                break  # never above the boundary, even when the path only resolves inside it
             targets.append(folder)
-            if folder == folders_up_to or folder == folder.parent:
+            if folder == folders_up_to:
                 break
     for target in targets:
         try:
-            if target.stat().st_uid != owner.st_uid:
-                os.chown(target, owner.st_uid, owner.st_gid)
+            if target.lstat().st_uid != owner.st_uid:
+                os.chown(target, owner.st_uid, owner.st_gid, follow_symlinks=False)
         except OSError:
             pass
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """True when ``path``, every symlink followed, is ``folder`` or inside it."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+        return False
+    return True

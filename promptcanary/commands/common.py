@@ -96,12 +96,11 @@ def load_env_files(config: Path | None) -> list[Path]:
 
 
 def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path:
-    """--baseline-dir if given; else baselines/ next to canary.yaml; else ./baselines."""
-    if baseline_dir is not None:
-        return baseline_dir
-    if config is not None:
-        return config.parent / "baselines"
-    return Path("baselines")
+    """--baseline-dir if given; else baselines/ next to canary.yaml; else ./baselines (the
+    pipeline's rule, the same the Action follows)."""
+    from promptcanary.pipeline import baseline_dir as resolve
+
+    return resolve(baseline_dir, config)
 
 
 def read_json(path: Path, what: str) -> Any:

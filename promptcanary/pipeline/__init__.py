@@ -8,7 +8,8 @@ One path from settings to a verdict, written once so the two front-ends cannot d
     plan      = plan_run(suite, overrides, model, ...)   # requests and estimated cost, beforehand
     run       = measure(suite, provider, overrides)      # the suite with the overrides applied
     reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
-    store     = open_store(directory)                    # the baseline folder
+    folder    = baseline_dir(given, config_path)         # baselines/ next to canary.yaml
+    store     = open_store(folder)                       # the baseline folder
     baseline  = latest_baseline(store, suite, model)     # or None (find_baseline: or raise,
                                                          # or the --baseline file, checked)
     report    = compare_with_settings(baseline, run, settings, overrides)
@@ -23,8 +24,10 @@ comment what comes back. Nothing here prints, reads the environment or knows abo
 
 from __future__ import annotations
 
-from promptcanary.pipeline.baselines import find_baseline, history, load_current, open_store
-from promptcanary.pipeline.cost import RunPlan, plan_run
+    folder    = baseline_dir(given, config_path)         # baselines/ next to canary.yaml
+    store     = open_store(folder)                       # the baseline folder
+    baseline  = latest_baseline(store, suite, model)     # or None (find_baseline: or raise,
+                                                         # or the --baseline file, checked)
 from promptcanary.pipeline.measure import (
     measure,
     measure_batch,
@@ -46,11 +49,13 @@ from promptcanary.pipeline.verdict import (
 )
 
 __all__ = [
+    "DEFAULT_BASELINE_FOLDER",
     "SEVERITIES",
     "GatePolicy",
     "Overrides",
     "RunPlan",
     "Verdict",
+    "baseline_dir",
     "check_suite_matches",
     "compare_with_settings",
     "find_baseline",

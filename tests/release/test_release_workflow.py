@@ -26,7 +26,8 @@ def _steps(workflow: dict[Any, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def test_runs_on_version_tags_only(workflow: dict[Any, Any]) -> None:
     # PyYAML reads the `on:` key as True.
-    assert workflow[True] == {"push": {"tags": ["v[0-9]+.[0-9]+.[0-9]+"]}}
+    # release/vX.Y.Z starts it; vX.Y.Z itself is made by the pin job on the release commit.
+    assert workflow[True] == {"push": {"tags": ["release/v[0-9]+.[0-9]+.[0-9]+"]}}
 
 
 def test_least_privilege(workflow: dict[Any, Any]) -> None:
@@ -81,12 +82,42 @@ def test_pin_job_rewrites_action_yml_with_the_digest_and_moves_the_major_tag(
     workflow: dict[Any, Any],
 ) -> None:
     job = workflow["jobs"]["pin"]
-    assert set(job["needs"]) == {"dist", "image", "pypi"}
     script = "\n".join(s.get("run", "") for s in job["steps"])
     assert 'python .ci/pin_action_image.py --image "$IMAGE:$VERSION@$DIGEST"' in script
-    assert 'move "$TAG"' in script and 'move "v${VERSION%%.*}"' in script
+    assert 'move "v${VERSION%%.*}"' in script
     env = {k: v for s in job["steps"] for k, v in s.get("env", {}).items()}
     assert env["DIGEST"] == "${{ needs.image.outputs.digest }}"
+
+
+def test_a_pypi_failure_does_not_hold_back_the_action_release(workflow: dict[Any, Any]) -> None:
+    jobs = workflow["jobs"]
+    assert set(jobs["pin"]["needs"]) == {"dist", "image"}
+    assert "pypi" not in str(jobs["image"].get("needs", ""))
+    assert jobs["pypi"]["needs"] == ["dist"]
+
+
+def test_the_version_tag_is_created_only_on_the_pinned_commit(workflow: dict[Any, Any]) -> None:
+    steps = workflow["jobs"]["pin"]["steps"]
+    names = [s.get("name", s.get("uses", "")) for s in steps]
+    pin = next(i for i, n in enumerate(names) if n.startswith("Rewrite action.yml"))
+    tag = next(i for i, n in enumerate(names) if "create vX.Y.Z" in n)
+    assert pin < tag
+    script = steps[tag]["run"]
+    # Created (POST, which GitHub refuses for an existing ref), never moved (PATCH) like vX.
+    assert 'gh api "repos/$REPOSITORY/git/refs" -f ref="refs/tags/$TAG" -f sha="$commit"' in script
+    assert 'move "$TAG"' not in script
+    assert steps[tag]["env"]["TAG"] == "v${{ needs.dist.outputs.version }}"
+
+
+def test_the_image_must_be_pullable_anonymously_before_any_tag(workflow: dict[Any, Any]) -> None:
+    steps = workflow["jobs"]["pin"]["steps"]
+    names = [s.get("name", "") for s in steps]
+    check = names.index("The pinned image can be pulled anonymously")
+    assert check < next(i for i, n in enumerate(names) if "create vX.Y.Z" in n)
+    script = steps[check]["run"]
+    assert "https://ghcr.io/token?service=ghcr.io&scope=repository:$name:pull" in script
+    assert '"https://ghcr.io/v2/$name/manifests/$DIGEST"' in script
+    assert "docker login" not in script and "GITHUB_TOKEN" not in script  # anonymous
 
 
 def test_a_release_commit_is_not_released_again(workflow: dict[Any, Any]) -> None:

@@ -25,7 +25,7 @@ from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, P
 from promptcanary.core.probes._text import excerpt, strip_code_fences
 from promptcanary.core.probes.base import BaseProbe, register_probe
 from promptcanary.core.run.retry import RetryPolicy
-from promptcanary.errors import ProviderError, redact
+from promptcanary.errors import ProbeConfigError, ProviderError, redact
 
 if TYPE_CHECKING:
     from promptcanary.providers.base import BaseLLMProvider
@@ -41,6 +41,12 @@ JUDGE_SYSTEM_PROMPT = (
 )
 
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+#: Variables of the CI runner, never a judge's key: ``GITHUB_TOKEN``, ``INPUT_GITHUB_TOKEN``,
+#: ``ACTIONS_RUNTIME_TOKEN``, ``ACTIONS_ID_TOKEN_REQUEST_TOKEN``... A canary.yaml edit reads
+#: like data in review; naming one of these next to ``api_base`` would send the job's token to
+#: any server.
+RESERVED_ENV_PREFIXES = ("GITHUB_", "ACTIONS_", "INPUT_", "RUNNER_")
 
 
 class VerdictError(ValueError):
@@ -103,7 +109,8 @@ class LlmJudgeProbe(BaseProbe):
         max_tokens: Token budget of the judge's reply.
         api_base: Endpoint of the judge (for proxies, local or self-hosted models).
         api_key_env: Name of the environment variable holding the judge's API key (default:
-            LiteLLM's usual variables, e.g. ``OPENAI_API_KEY``). Never the key itself.
+            LiteLLM's usual variables, e.g. ``OPENAI_API_KEY``). Never the key itself, and never
+            a variable of the CI runner (``GITHUB_*``, ``ACTIONS_*``, ``INPUT_*``, ``RUNNER_*``).
 
     Score: the judge's score, parsed strictly from ``{"score": 0..1, "reason": "..."}``.
     Passes when score ≥ ``pass_threshold``. A judge error or unreadable verdict → errored
@@ -140,6 +147,15 @@ class LlmJudgeProbe(BaseProbe):
             raise ValueError(
                 "api_key_env must be the NAME of an environment variable (e.g. JUDGE_API_KEY), "
                 "not the key itself"
+            )
+        if api_key_env is not None and api_key_env.upper().startswith(RESERVED_ENV_PREFIXES):
+            raise ProbeConfigError(
+                f"api_key_env '{api_key_env}' names a variable of the CI runner "
+                f"({', '.join(p + '*' for p in RESERVED_ENV_PREFIXES)}), whose tokens must "
+                "never be sent to a model endpoint",
+                field="api_key_env",
+                hint="Put the judge's key in a secret of its own (e.g. JUDGE_API_KEY) and name "
+                "that variable.",
             )
         self.rubric = rubric
         self.model = model

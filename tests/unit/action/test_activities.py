@@ -73,9 +73,12 @@ def test_fork_pull_requests_are_skipped_with_a_reason(tmp_path: Path) -> None:
     event["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World"
     plan = decide(config(tmp_path), context("pull_request", event))
     assert plan.activity == "skip" and "from a fork" in plan.reason
+    secrets = "executes the fork's canary.yaml and custom probes with this repository's secrets"
+    assert secrets in plan.reason
     event["action"], event["label"] = "labeled", {"name": "promptcanary:promote"}
     plan = decide(config(tmp_path), context("pull_request", event))
     assert plan.activity == "skip" and "fork cannot be promoted" in plan.reason
+    assert secrets in plan.reason
     event["pull_request"]["head"]["repo"] = None  # the fork was deleted
     assert decide(config(tmp_path), context("pull_request", event)).activity == "skip"
 

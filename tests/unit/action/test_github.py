@@ -82,6 +82,34 @@ def test_an_app_token_finds_its_own_comment_on_every_run(gh: FakeGitHubServer) -
     assert gh.count("GET", "^/user$") == 2 and gh.count("POST", "^/graphql$") >= 2
 
 
+def test_our_comment_quoting_another_suites_marker_is_not_that_suites_comment(
+    gh: FakeGitHubServer,
+) -> None:
+    """Suite A's comment quotes a model answer that holds suite B's marker mid-body: suite B's
+    update must post its own comment, not overwrite A's (the marker must start the body)."""
+    other = "<!-- promptcanary: suite=a, model=m -->"
+    c = client(gh)
+    c.upsert_comment(5, marker=other, body=f"{other}\nThe model answered:\n> {MARKER}\n")
+    c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nsuite s")
+    c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nsuite s again")
+    bodies = [x["body"] for x in gh.repos[REPO].comments_on(5)]
+    assert bodies == [f"{other}\nThe model answered:\n> {MARKER}\n", f"{MARKER}\nsuite s again"]
+
+
+def test_a_watch_issue_is_found_only_by_a_marker_that_starts_its_body(gh: FakeGitHubServer) -> None:
+    watch = "<!-- promptcanary-watch: suite=s, model=m -->"
+    c = client(gh)
+    quoting = c.open_or_update_issue(
+        marker="<!-- promptcanary-watch: suite=a, model=m -->",
+        label="promptcanary",
+        title="a drifts",
+        body=f"<!-- promptcanary-watch: suite=a, model=m -->\nquoted: {watch}",
+    )
+    assert c.find_open_issue(marker=watch, label="promptcanary") is None
+    own = c.open_or_update_issue(marker=watch, label="promptcanary", title="s", body=f"{watch}\n")
+    assert own.number != quoting.number
+
+
 def test_logins_match_with_or_without_the_bot_suffix() -> None:
     assert same_login("my-app[bot]", "my-app") and same_login("My-App", "my-app[bot]")
     assert not same_login("my-app[bot]", "my-apps[bot]")

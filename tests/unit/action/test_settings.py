@@ -43,6 +43,28 @@ def test_working_directory_moves_every_relative_path(tmp_path: Path) -> None:
     assert config.replay_path == tmp_path / "llm" / "run.json"
 
 
+def test_a_suite_in_a_subfolder_keeps_its_baselines_next_to_it(tmp_path: Path) -> None:
+    """The CLI's rule (promptcanary.pipeline.baseline_dir): baselines/ next to canary.yaml."""
+    from promptcanary.commands.common import default_baseline_dir
+
+    config = load_config(env(tmp_path, config="my-suite/canary.yaml"))
+    assert config.baseline_dir == tmp_path / "my-suite" / "baselines"
+    cli = default_baseline_dir(None, tmp_path / "my-suite" / "canary.yaml")
+    assert cli == config.baseline_dir
+
+
+def test_a_given_baseline_dir_stays_relative_to_working_directory(tmp_path: Path) -> None:
+    """Backward compatible: an explicit ``baseline-dir`` means what it always meant."""
+    config = load_config(
+        env(tmp_path, config="my-suite/canary.yaml", **{"baseline-dir": "baselines"})
+    )
+    assert config.baseline_dir == tmp_path / "baselines"
+    moved = load_config(
+        env(tmp_path, config="s/canary.yaml", **{"working-directory": "llm", "baseline-dir": "b"})
+    )
+    assert moved.baseline_dir == tmp_path / "llm" / "b"
+
+
 def test_the_runners_dashed_form_is_read_when_the_snake_form_is_absent(tmp_path: Path) -> None:
     values = {
         "GITHUB_WORKSPACE": str(tmp_path),
@@ -98,11 +120,31 @@ def test_every_declared_input_has_a_default_here_and_a_runs_env_mapping() -> Non
 
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert set(action["inputs"]) == set(INPUT_DEFAULTS)
+    mapped = action["runs"]["env"]
     for name, spec in action["inputs"].items():
         key = "INPUT_" + name.replace("-", "_").upper()
-        assert action["runs"]["env"][key] == f"${{{{ inputs.{name} }}}}"
+        if "-" in name:  # the runner's INPUT_<NAME-WITH-DASHES> is no shell name: map it
+            assert mapped[key] == f"${{{{ inputs.{name} }}}}"
         if name != "github-token":
             assert str(spec.get("default", "")) == INPUT_DEFAULTS[name], name
+
+
+def test_action_yml_maps_no_input_onto_the_variable_the_runner_already_sets() -> None:
+    """``INPUT_COMMENT: ${{ inputs.comment }}`` is a self-mapping: nektos/act passes it through
+    unevaluated and every run exits 2."""
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    runner_sets = {"INPUT_" + name.upper() for name in action["inputs"]}
+    self_mapped = sorted(set(action["runs"]["env"]) & runner_sets)
+    assert self_mapped == []
+    assert len(action["runs"]["env"]) == sum("-" in name for name in action["inputs"])
+
+
+@pytest.mark.parametrize("key", ["INPUT_BASELINE_DIR", "INPUT_BASELINE-DIR"])
+def test_a_hyphenated_input_is_read_in_either_spelling(tmp_path: Path, key: str) -> None:
+    environ = {"GITHUB_WORKSPACE": str(tmp_path), key: "kept"}
+    assert load_config(environ).baseline_dir == tmp_path / "kept"
 
 
 def test_context_reads_the_event_payload_and_builds_the_run_url(tmp_path: Path) -> None:
