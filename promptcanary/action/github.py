@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptcanary.action import github_commit, github_runs
+from promptcanary.action.comment import starts_with_marker
 from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, Sender
 from promptcanary.action.github_calls import call as _call
 from promptcanary.action.github_commit import (
@@ -26,7 +27,6 @@ from promptcanary.action.github_commit import (
     CommitResult,
 )
 from promptcanary.action.github_runs import CheckRunRef
-from promptcanary.action.comment import starts_with_marker
 from promptcanary.errors import GitHubError
 
 if TYPE_CHECKING:

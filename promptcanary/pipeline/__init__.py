@@ -24,10 +24,9 @@ comment what comes back. Nothing here prints, reads the environment or knows abo
 
 from __future__ import annotations
 
-    folder    = baseline_dir(given, config_path)         # baselines/ next to canary.yaml
-    store     = open_store(folder)                       # the baseline folder
-    baseline  = latest_baseline(store, suite, model)     # or None (find_baseline: or raise,
-                                                         # or the --baseline file, checked)
+from promptcanary.pipeline.baselines import find_baseline, history, load_current, open_store
+from promptcanary.pipeline.cost import RunPlan, plan_run
+from promptcanary.pipeline.locations import DEFAULT_BASELINE_FOLDER, baseline_dir
 from promptcanary.pipeline.measure import (
     measure,
     measure_batch,
