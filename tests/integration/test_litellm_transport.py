@@ -1,0 +1,183 @@
+"""The fast route (providers/litellm_transport.py) gives what ``openai/`` gives, through the real
+LiteLLM and the loopback server: text, tool calls, usage, cost, served model, fingerprint, and the
+same ProviderError (class, status, retryability, Retry-After, message) for every failure — on two
+event loops in one process and in forked workers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from typing import Any
+
+import pytest
+
+from promptcanary.core.models import CanaryPrompt, LLMResponse
+from promptcanary.core.probes.base import build_probe
+from promptcanary.core.run.runner import RunOptions, run_suite
+from promptcanary.core.run.workers import can_fork
+from promptcanary.core.suite import CanarySuite
+from promptcanary.errors import ProviderError
+from promptcanary.providers import litellm_transport
+from promptcanary.providers.litellm import LiteLLMProvider
+from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
+
+#: A model LiteLLM prices, so the cost is compared too.
+MODEL = "openai/gpt-4o-mini"
+TOOL_CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+
+CASES: dict[str, Reply | str] = {
+    "text": "hello there",
+    "tool calls": Reply(content=None, tool_calls=[TOOL_CALL]),
+    "served model and fingerprint": Reply(
+        content="ok", model="gpt-4o-mini-2024-07-18", system_fingerprint="fp_abc", prompt_tokens=37
+    ),
+    "no fingerprint": Reply(content="ok", system_fingerprint=None),
+    "401": Reply(status=401, error_message="Incorrect API key provided"),
+    "403": Reply(status=403, error_message="forbidden"),
+    "429 Retry-After": Reply(status=429, headers={"Retry-After": "3"}),
+    "429 retry-after-ms": Reply(status=429, headers={"retry-after-ms": "1500"}),
+    "500": Reply(status=500, error_message="upstream failed"),
+    "503 plain text": Reply(status=503, raw_body=b"Service Unavailable"),
+    "502 JSON without a message": Reply(status=502, raw_body=b'{"detail": "bad gateway"}'),
+    "429 top-level message": Reply(status=429, raw_body=b'{"message": "slow down"}'),
+    "bad JSON": Reply(raw_body=b"{not json"),
+    "an HTML page": Reply(raw_body=b"<html>login</html>", headers={"Content-Type": "text/html"}),
+    "JSON without choices": Reply(raw_body=b'{"object": "list", "data": []}'),
+    "timeout": Reply(content="late", delay_s=1.5),
+    **{
+        f"HTTP {status}": Reply(status=status, error_message=f"scripted {status}")
+        for status in (400, 404, 408, 409, 413, 422, 502, 503, 504)
+    },
+}
+
+
+def outcome(result: LLMResponse | BaseException) -> Any:
+    """Everything a run keeps of one answer (latency excluded: it is a measurement)."""
+    if isinstance(result, ProviderError):
+        return (
+            type(result).__name__,
+            result.status_code,
+            result.retryable,
+            result.retry_after_s,
+            str(result),
+        )
+    if isinstance(result, BaseException):
+        return (type(result).__name__, str(result))
+    return result.model_dump(exclude={"latency_ms", "raw_response"})
+
+
+def call(base_url: str, route: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", route)
+    provider = LiteLLMProvider(MODEL, api_base=base_url, api_key="sk-test", timeout=0.5)
+    prompt = CanaryPrompt(id="p1", text="say hello")
+    try:
+        return outcome(asyncio.run(provider.acomplete(prompt)))
+    except BaseException as exc:  # the error is the outcome compared
+        return outcome(exc)
+
+
+def route_of(headers: dict[str, str]) -> str:
+    # The OpenAI SDK names itself in User-Agent; aiohttp does too.
+    agent = next((v for k, v in headers.items() if k.lower() == "user-agent"), "")
+    return "aiohttp" if "aiohttp" in agent.lower() else "openai"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fast_route_gives_what_openai_gives(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = CASES[case]
+    with FakeLLMServer(reply=lambda body: reply) as server:
+        slow = call(server.base_url, "openai", monkeypatch)
+        fast = call(server.base_url, "", monkeypatch)
+        routes = [route_of(h) for h in server.headers]
+        bodies = server.requests
+    assert routes == ["openai", "aiohttp"]  # each call took the route it was meant to
+    assert bodies[0] == bodies[1]  # the same JSON reached the server
+    assert fast == slow
+
+
+def test_the_compared_outcomes_are_the_interesting_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard against a vacuous parity: the cases above do produce usage, a price, tool calls and
+    # the distinct errors the runner acts on.
+    results = {}
+    for case in ("text", "tool calls", "401", "429 Retry-After", "timeout", "an HTML page"):
+        with FakeLLMServer(reply=lambda body, reply=CASES[case]: reply) as server:
+            results[case] = call(server.base_url, "", monkeypatch)
+    assert results["text"]["content"] == "hello there"
+    assert results["text"]["total_tokens"] == 12 and results["text"]["cost_usd"] > 0
+    assert results["tool calls"]["tool_calls"][0]["function"]["name"] == "f"
+    assert results["401"][:3] == ("ProviderAuthError", 401, False)
+    assert "Incorrect API key provided" in results["401"][4]
+    assert results["429 Retry-After"][:4] == ("ProviderError", 429, True, 3.0)
+    assert results["timeout"][:2] == ("ProviderError", 408)
+    assert results["an HTML page"][:3] == ("ProviderError", 200, False)
+
+
+def test_two_event_loops_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    with FakeLLMServer(reply=lambda body: f"echo {last_user_text(body)}") as server:
+        provider = LiteLLMProvider(MODEL, api_base=server.base_url, api_key="sk-test")
+        first = asyncio.run(provider.acomplete(CanaryPrompt(id="a", text="one")))
+        second = asyncio.run(provider.acomplete(CanaryPrompt(id="b", text="two")))
+        routes = {route_of(h) for h in server.headers}
+    assert (first.content, second.content) == ("echo one", "echo two")
+    assert routes == {"aiohttp"}
+
+
+def suite_of(n: int) -> CanarySuite:
+    prompts = [CanaryPrompt(text=f"prompt {i}") for i in range(n)]
+    probes = [build_probe("keyword_presence", {"required_keywords": ["echo"]})]
+    return CanarySuite(name="transport", prompts=prompts, probes=probes)
+
+
+def shape(responses: list[LLMResponse]) -> list[Any]:
+    return sorted(
+        (r.prompt_id, r.content, r.total_tokens, r.cost_usd, r.response_model) for r in responses
+    )
+
+
+@pytest.mark.skipif(not can_fork(), reason="worker processes need fork (Linux)")
+def test_forked_workers_take_the_fast_route_and_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeLLMServer(reply=lambda body: f"echo {last_user_text(body)}") as server:
+        provider = LiteLLMProvider(MODEL, api_base=server.base_url, api_key="sk-test")
+        monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", "openai")
+        # One process first: the parent's loop and session exist before the fork.
+        slow = run_suite(suite_of(6), provider, RunOptions(show_progress=False))
+        monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE")
+        asyncio.run(provider.acomplete(CanaryPrompt(id="warm", text="warm")))
+        fast = run_suite(suite_of(6), provider, RunOptions(show_progress=False, workers=2))
+        routes = [route_of(h) for h in server.headers]
+    assert not fast.errors and not slow.errors
+    assert shape(fast.llm_responses) == shape(slow.llm_responses)
+    assert routes[:6] == ["openai"] * 6 and set(routes[6:]) == {"aiohttp"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"model": MODEL, "messages": [], "api_base": "http://x/v1", "api_key": "k"}, True),
+        ({"model": MODEL, "messages": [], "api_key": "k"}, False),  # api.openai.com: the SDK
+        (
+            {"model": "anthropic/claude", "messages": [], "api_base": "http://x", "api_key": "k"},
+            False,
+        ),
+        (
+            {
+                "model": MODEL,
+                "messages": [],
+                "api_base": "http://x/v1",
+                "api_key": "k",
+                "response_format": {"type": "json_object"},
+            },
+            False,  # not proven equal: keeps openai/
+        ),
+        ({"model": MODEL, "messages": [], "api_base": "http://x/v1"}, False),  # key from env
+    ],
+)
+def test_eligible(kwargs: dict[str, Any], expected: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    assert litellm_transport.eligible(kwargs) is expected
+    monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", "openai")
+    assert litellm_transport.eligible(kwargs) is False
