@@ -141,6 +141,11 @@ def _as_openai(litellm: Any, exc: Exception, model: str) -> Exception:
     # LiteLLM's internals are untyped: reached through import_module, typed Any.
     mapping: Any = importlib.import_module("litellm.litellm_core_utils.exception_mapping_utils")
     original = _provider_error(litellm, exc)
+    if _in_chain(exc, importlib.import_module("aiohttp").ClientConnectionError):
+        # Refused, reset or dropped: openai/ reports "Connection error." (the OpenAI SDK's words)
+        # as a 500 for all of them, and LiteLLMProvider names the URL it could not reach.
+        common: Any = importlib.import_module("litellm.llms.openai.common_utils")
+        original = common.OpenAIError(status_code=500, message="Connection error.")
     if original is None:
         return exc
     try:
@@ -150,6 +155,17 @@ def _as_openai(litellm: Any, exc: Exception, model: str) -> Exception:
     except Exception as mapped:  # exception_type raises the mapped exception
         return mapped
     return exc
+
+
+def _in_chain(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, kind):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _provider_error(litellm: Any, exc: BaseException) -> BaseException | None:
@@ -197,14 +213,7 @@ async def _session(limit: float) -> Any:
 
 
 def _timed_out(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, (asyncio.TimeoutError, TimeoutError)):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return _in_chain(exc, asyncio.TimeoutError) or _in_chain(exc, TimeoutError)
 
 
 async def _hold(session: Any) -> AsyncIterator[None]:

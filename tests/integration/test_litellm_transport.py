@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import threading
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -181,3 +183,43 @@ def test_eligible(kwargs: dict[str, Any], expected: bool, monkeypatch: pytest.Mo
     assert litellm_transport.eligible(kwargs) is expected
     monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", "openai")
     assert litellm_transport.eligible(kwargs) is False
+
+
+def test_refused_connection_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    slow, fast = call(url, "openai", monkeypatch), call(url, "", monkeypatch)
+    assert fast == slow
+    assert slow[:2] == ("ProviderError", 500) and "could not connect to" in slow[4]
+
+
+def test_dropped_connection_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server that accepts and closes without answering.
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        port = server.getsockname()[1]
+        stop = threading.Event()
+
+        def drop() -> None:
+            server.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    continue
+                conn.recv(65536)
+                conn.close()
+
+        thread = threading.Thread(target=drop, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            slow, fast = call(url, "openai", monkeypatch), call(url, "", monkeypatch)
+        finally:
+            stop.set()
+            thread.join()
+    assert fast == slow
+    assert slow[0] == "ProviderError" and slow[2] is True
