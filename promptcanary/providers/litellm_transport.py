@@ -111,7 +111,7 @@ async def acompletion(litellm: Any, kwargs: dict[str, Any]) -> Any:
             # worded so (a report reads the same whichever route was taken).
             raise litellm.Timeout(
                 message=f"APITimeoutError - Request timed out. Error_str: Request timed out. - "
-                f"timeout value={limit}, time taken={time.perf_counter() - started:.1f} seconds",
+                f"timeout value={limit}, time taken={round(time.perf_counter() - started, 2)} seconds",
                 model=model,
                 llm_provider="openai",
             ) from exc
@@ -262,13 +262,15 @@ _installed = False
 
 def _install(litellm: Any) -> None:
     """Make LiteLLM's aiohttp_openai/ route use :class:`_ChatConfig` (it looks the config class up
-    on the ``litellm`` module per call). Only adds what the base class drops; other users of
+    on the ``litellm`` module per call). Adds what the base class drops (usage; openai/'s errors
+    for a body that is not a chat completion) and reads the body once; other users of
     aiohttp_openai/ in the process get usage too."""
     global _installed
     if _installed:
         return
     base: Any = importlib.import_module("litellm.llms.aiohttp_openai.chat.transformation")
-    usage_type: Any = importlib.import_module("litellm.types.utils").Usage
+    types: Any = importlib.import_module("litellm.types.utils")
+    usage_type, choices_type = types.Usage, types.Choices
 
     class _ChatConfig(base.AiohttpOpenAIChatConfig):  # type: ignore[misc]
         async def transform_response(
@@ -288,13 +290,19 @@ def _install(litellm: Any) -> None:
                 raise ValueError(
                     f"LiteLLM: provider returned a response with no 'choices'. Raw keys: {keys}"
                 )
-            out = await super().transform_response(
-                model, raw_response, model_response, *args, **kwargs
-            )
+            # The base class's fields, from the body parsed once (it would parse it again).
+            model_response.id = data.get("id")
+            model_response.choices = [choices_type.model_validate(c) for c in data["choices"]]
+            model_response.created = data.get("created")
+            model_response.model = data.get("model")
+            model_response.object = data.get("object")
+            model_response.system_fingerprint = data.get("system_fingerprint")
             usage = data.get("usage")
-            if isinstance(usage, dict):
-                out.usage = usage_type(**usage)
-            return out
+            if isinstance(usage, dict):  # what the base class drops
+                model_response.usage = usage_type(**usage)
+            if "service_tier" in data:
+                return model_response.model_copy(update={"service_tier": data["service_tier"]})
+            return model_response
 
     litellm.AiohttpOpenAIChatConfig = _ChatConfig
     _installed = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import threading
 
@@ -64,7 +65,8 @@ def outcome(result: LLMResponse | BaseException) -> Any:
             result.status_code,
             result.retryable,
             result.retry_after_s,
-            str(result),
+            # A timeout's message says how long it took: a measurement, like latency.
+            re.sub(r"time taken=[\d.]+ seconds", "time taken=… seconds", str(result)),
         )
     if isinstance(result, BaseException):
         return (type(result).__name__, str(result))
