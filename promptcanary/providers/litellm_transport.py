@@ -41,6 +41,7 @@ import asyncio
 import importlib
 import json
 import os
+import ssl
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -95,7 +96,7 @@ async def acompletion(litellm: Any, kwargs: dict[str, Any]) -> Any:
     call["model"] = "aiohttp_openai/" + model[len(_PREFIX) :]
     timeout = call.pop("timeout", None)
     limit = float(timeout) if timeout is not None else float(litellm.request_timeout)
-    call["client"] = await _session(limit)
+    call["client"] = await _session(litellm, limit)
     # Priced below, once per distinct usage, as openai/<model>. LiteLLM's own pricing of the
     # aiohttp_openai/ name finds no price and takes its slowest path; a nominal custom price (its
     # result is replaced) takes the shortest — not zero, which runs its zero-cost diagnostics
@@ -191,7 +192,7 @@ _sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, tupl
 )
 
 
-async def _session(limit: float) -> Any:
+async def _session(litellm: Any, limit: float) -> Any:
     """The session of the running loop for this timeout (a run has one timeout: one session)."""
     loop = asyncio.get_running_loop()
     held = _sessions.setdefault(loop, {})
@@ -199,12 +200,26 @@ async def _session(limit: float) -> Any:
         return held[limit][0]
     import aiohttp
 
+    # TLS and proxies as LiteLLM's own aiohttp transport (under openai/) sets them: its CA bundle
+    # (certifi, SSL_CERT_FILE, litellm.ssl_verify), force_ipv4, HTTP(S)_PROXY only when
+    # litellm.aiohttp_trust_env / AIOHTTP_TRUST_ENV say so, and no cookie jar.
+    handler: Any = importlib.import_module("litellm.llms.custom_httpx.http_handler")
+    ssl_config = handler.get_ssl_configuration()
+    connector_kwargs = handler.AsyncHTTPHandler._get_ssl_connector_kwargs(
+        ssl_verify=ssl_config if isinstance(ssl_config, bool) else None,
+        ssl_context=ssl_config if isinstance(ssl_config, ssl.SSLContext) else None,
+    )
+    trust_env = bool(litellm.aiohttp_trust_env) or os.environ.get(
+        "AIOHTTP_TRUST_ENV", ""
+    ).strip().lower() in ("1", "true", "yes", "on")
     session = aiohttp.ClientSession(
         # The runner bounds concurrency. httpx's timeout (openai/) bounds connecting and each
         # wait for bytes, not the whole request: so does this one.
-        connector=aiohttp.TCPConnector(limit=0),
+        connector=aiohttp.TCPConnector(limit=0, **connector_kwargs),
         timeout=aiohttp.ClientTimeout(total=None, sock_connect=limit, sock_read=limit),
         raise_for_status=_raise_for_status,
+        trust_env=trust_env,
+        cookie_jar=aiohttp.DummyCookieJar(),
     )
     holder = _hold(session)
     await holder.__anext__()

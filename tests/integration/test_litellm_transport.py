@@ -6,13 +6,17 @@ event loops in one process and in forked workers."""
 from __future__ import annotations
 
 import asyncio
+import datetime
+import ipaddress
 import os
 import re
 import socket
+import ssl
 import threading
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -225,3 +229,60 @@ def test_dropped_connection_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> N
             thread.join()
     assert fast == slow
     assert slow[0] == "ProviderError" and slow[2] is True
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, as PEM files."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+def test_https_with_the_ca_bundle_litellm_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A private CA given as SSL_CERT_FILE (LiteLLM's documented setting) serves both routes alike;
+    # without it both refuse the server's certificate, and neither answers.
+    cert_file, key_file = self_signed(tmp_path)
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert_file, key_file)
+    with FakeLLMServer(reply=lambda body: "over TLS", tls=tls) as server:
+        assert server.base_url.startswith("https://")
+        refused = [call(server.base_url, route, monkeypatch) for route in ("openai", "")]
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
+        slow = call(server.base_url, "openai", monkeypatch)
+        fast = call(server.base_url, "", monkeypatch)
+        routes = [route_of(h) for h in server.headers]
+    assert all(r[0] == "ProviderError" for r in refused)
+    assert fast == slow and slow["content"] == "over TLS"
+    assert routes == ["openai", "aiohttp"]
