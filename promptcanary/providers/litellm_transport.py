@@ -306,12 +306,18 @@ def _install(litellm: Any) -> None:
                     f"LiteLLM: provider returned a response with no 'choices'. Raw keys: {keys}"
                 )
             # The base class's fields, from the body parsed once (it would parse it again).
-            model_response.id = data.get("id")
-            model_response.choices = [choices_type.model_validate(c) for c in data["choices"]]
-            model_response.created = data.get("created")
-            model_response.model = data.get("model")
-            model_response.object = data.get("object")
-            model_response.system_fingerprint = data.get("system_fingerprint")
+            # Only the fields the body has: openai/ leaves an absent one out (a missing
+            # system_fingerprint is no key in raw_response, not null).
+            for field in ("id", "created", "model", "object", "system_fingerprint"):
+                if field in data:
+                    setattr(model_response, field, data[field])
+            # openai/ gives each choice an empty provider_specific_fields (it shows in raw_response).
+            model_response.choices = [
+                choices_type.model_validate({"provider_specific_fields": {}, **c})
+                if isinstance(c, dict)
+                else choices_type.model_validate(c)
+                for c in data["choices"]
+            ]
             usage = data.get("usage")
             if isinstance(usage, dict):  # what the base class drops
                 model_response.usage = usage_type(**usage)

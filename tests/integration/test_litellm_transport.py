@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import ipaddress
+import json
 import os
 import re
 import socket
@@ -53,6 +54,32 @@ CASES: dict[str, Reply | str] = {
     "bad JSON": Reply(raw_body=b"{not json"),
     "an HTML page": Reply(raw_body=b"<html>login</html>", headers={"Content-Type": "text/html"}),
     "JSON without choices": Reply(raw_body=b'{"object": "list", "data": []}'),
+    "empty choices": Reply(raw_body=b'{"id": "x", "object": "chat.completion", "choices": []}'),
+    "usage with cached and reasoning tokens": Reply(
+        raw_body=json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": "gpt-4o-mini",
+                "service_tier": "default",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "cached"},
+                        "finish_reason": "length",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 2000,
+                    "completion_tokens": 300,
+                    "total_tokens": 2300,
+                    "prompt_tokens_details": {"cached_tokens": 1024},
+                    "completion_tokens_details": {"reasoning_tokens": 100},
+                },
+            }
+        ).encode()
+    ),
     "timeout": Reply(content="late", delay_s=1.5),
     **{
         f"HTTP {status}": Reply(status=status, error_message=f"scripted {status}")
@@ -62,7 +89,8 @@ CASES: dict[str, Reply | str] = {
 
 
 def outcome(result: LLMResponse | BaseException) -> Any:
-    """Everything a run keeps of one answer (latency excluded: it is a measurement)."""
+    """Everything a run keeps of one answer, raw response included (latency excluded: a
+    measurement)."""
     if isinstance(result, ProviderError):
         return (
             type(result).__name__,
@@ -74,7 +102,12 @@ def outcome(result: LLMResponse | BaseException) -> Any:
         )
     if isinstance(result, BaseException):
         return (type(result).__name__, str(result))
-    return result.model_dump(exclude={"latency_ms", "raw_response"})
+    dumped = result.model_dump(exclude={"latency_ms"})
+    raw = dumped["raw_response"]
+    # Per-call values: LiteLLM's response id for this call and the server's clock.
+    raw.pop("id", None)
+    raw.pop("created", None)
+    return dumped
 
 
 def call(base_url: str, route: str, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -110,7 +143,8 @@ def test_the_compared_outcomes_are_the_interesting_ones(monkeypatch: pytest.Monk
     # Guard against a vacuous parity: the cases above do produce usage, a price, tool calls and
     # the distinct errors the runner acts on.
     results = {}
-    for case in ("text", "tool calls", "401", "429 Retry-After", "timeout", "an HTML page"):
+    cases = ("text", "tool calls", "401", "429 Retry-After", "timeout", "an HTML page")
+    for case in (*cases, "usage with cached and reasoning tokens"):
         with FakeLLMServer(reply=lambda body, reply=CASES[case]: reply) as server:
             results[case] = call(server.base_url, "", monkeypatch)
     assert results["text"]["content"] == "hello there"
@@ -121,6 +155,9 @@ def test_the_compared_outcomes_are_the_interesting_ones(monkeypatch: pytest.Monk
     assert results["429 Retry-After"][:4] == ("ProviderError", 429, True, 3.0)
     assert results["timeout"][:2] == ("ProviderError", 408)
     assert results["an HTML page"][:3] == ("ProviderError", 200, False)
+    cached = results["usage with cached and reasoning tokens"]
+    full_price = 2000 * 0.15e-6 + 300 * 0.6e-6  # gpt-4o-mini, no token cached
+    assert cached["total_tokens"] == 2300 and 0 < cached["cost_usd"] < full_price
 
 
 def test_two_event_loops_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
