@@ -20,8 +20,11 @@ LiteLLM's own extension points, no second HTTP client:
 * a ``ClientSession`` per event loop, passed as LiteLLM's ``client=`` and closed when that loop
   shuts down (``asyncio.run`` finalizes async generators; the session lives in one);
 * the session's ``raise_for_status`` hook reads an error reply and raises what LiteLLM's aiohttp
-  handler maps by ``status_code`` — so 401, 429 (with its headers, hence Retry-After) and 500 map
-  to the same LiteLLM exceptions as on ``openai/``, with the server's message;
+  handler maps by ``status_code``, with the server's message and headers (hence Retry-After);
+  LiteLLM's exception mapper is then run again as ``openai`` (it words and classes some statuses
+  differently per provider), and a refused or dropped connection becomes openai/'s
+  "Connection error.";
+* TLS, proxies and cookies as LiteLLM's own aiohttp transport (under ``openai/``) sets them;
 * :class:`_ChatConfig` — LiteLLM's ``AiohttpOpenAIChatConfig`` with ``usage`` kept and an unreadable
   reply reported as ``openai/`` reports it (a ``JSONDecodeError`` in the chain, or the same
   "Empty or invalid response" / "no 'choices'" wording ``LiteLLMProvider`` recognises);
@@ -42,6 +45,7 @@ import importlib
 import json
 import os
 import ssl
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -74,7 +78,10 @@ _ENV = "PROMPTCANARY_LITELLM_ROUTE"
 def eligible(kwargs: dict[str, Any]) -> bool:
     """True when this call can take the fast route: an ``openai/`` model at an explicit
     ``api_base`` (an OpenAI-compatible server; api.openai.com itself keeps the SDK, whose extra
-    headers and defaults cannot be proven equal offline) with parameters from :data:`_KNOWN`."""
+    headers and defaults cannot be proven equal offline) with parameters from :data:`_KNOWN`, and
+    a key (given, or where both routes read it: ``litellm.api_key``, ``litellm.openai_key``,
+    ``OPENAI_API_KEY``). Without one the SDK refuses before sending ("Missing credentials")
+    while ``aiohttp_openai/`` would send "Bearer None": that case keeps ``openai/``."""
     if os.environ.get(_ENV, "").strip().lower() == "openai":
         return False
     model = kwargs.get("model")
@@ -83,8 +90,18 @@ def eligible(kwargs: dict[str, Any]) -> bool:
         and model.startswith(_PREFIX)
         and isinstance(kwargs.get("api_base"), str)
         and bool(kwargs["api_base"])
-        and isinstance(kwargs.get("api_key"), str)
+        and _has_key(kwargs.get("api_key"))
         and set(kwargs) <= _KNOWN
+    )
+
+
+def _has_key(given: Any) -> bool:
+    if isinstance(given, str) and given:
+        return True
+    litellm = sys.modules.get("litellm")
+    configured = [getattr(litellm, "api_key", None), getattr(litellm, "openai_key", None)]
+    return any(isinstance(k, str) and k for k in configured) or bool(
+        os.environ.get("OPENAI_API_KEY")
     )
 
 

@@ -218,11 +218,12 @@ def test_forked_workers_take_the_fast_route_and_match(monkeypatch: pytest.Monkey
             },
             False,  # not proven equal: keeps openai/
         ),
-        ({"model": MODEL, "messages": [], "api_base": "http://x/v1"}, False),  # key from env
+        ({"model": MODEL, "messages": [], "api_base": "http://x/v1"}, False),  # no key at all
     ],
 )
 def test_eligible(kwargs: dict[str, Any], expected: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert litellm_transport.eligible(kwargs) is expected
     monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", "openai")
     assert litellm_transport.eligible(kwargs) is False
@@ -323,3 +324,20 @@ def test_https_with_the_ca_bundle_litellm_reads(
     assert all(r[0] == "ProviderError" for r in refused)
     assert fast == slow and slow["content"] == "over TLS"
     assert routes == ["openai", "aiohttp"]
+
+
+def test_the_key_from_the_environment_takes_the_fast_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI passes --api-base only; the key comes from OPENAI_API_KEY, read by both routes.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    with FakeLLMServer(reply=lambda body: "hi") as server:
+        results = []
+        for route in ("openai", ""):
+            monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", route)
+            provider = LiteLLMProvider(MODEL, api_base=server.base_url)
+            answer = asyncio.run(provider.acomplete(CanaryPrompt(id="p1", text="say hello")))
+            results.append(outcome(answer))
+        routes = [route_of(h) for h in server.headers]
+        keys = [h.get("Authorization") or h.get("authorization") for h in server.headers]
+    assert results[0] == results[1]
+    assert routes == ["openai", "aiohttp"]
+    assert keys == ["Bearer sk-from-env"] * 2
