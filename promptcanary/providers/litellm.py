@@ -16,6 +16,7 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError, redact
+from promptcanary.providers import litellm_transport
 from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
 from promptcanary.providers.litellm_messages import (
     is_connection_error,
@@ -178,7 +179,10 @@ class LiteLLMProvider(BaseLLMProvider):
         kwargs = self.request_kwargs(prompt, system_prompt=system_prompt)
         started = time.perf_counter()
         try:
-            response = await litellm.acompletion(**kwargs)
+            if litellm_transport.eligible(kwargs):  # same results, ~0.6x the CPU (issue 23)
+                response = await litellm_transport.acompletion(litellm, kwargs)
+            else:
+                response = await litellm.acompletion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
         return self._to_response(litellm, prompt, response, started)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -92,8 +93,11 @@ class FakeLLMServer:
         latency_s: float = 0.0,
         rate_limit_per_s: float | None = None,
         refuse_first: int = 0,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.reply: ReplyFn = reply or (lambda req: "OK")
+        #: A server-side TLS context: the server speaks HTTPS (``base_url`` says https).
+        self.tls = tls
         self.latency_s = latency_s
         self.rate_limit_per_s = rate_limit_per_s
         self.refuse_first = refuse_first
@@ -117,12 +121,14 @@ class FakeLLMServer:
     @property
     def base_url(self) -> str:
         """Base URL to give LiteLLM as ``api_base`` (ends with /v1)."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}/v1"
 
     def start(self) -> FakeLLMServer:
         handler = _make_handler(self)
         self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
+        if self.tls is not None:
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._server.request_queue_size = 256
         self._server.refuse_left = self.refuse_first
         self._thread = threading.Thread(

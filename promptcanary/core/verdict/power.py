@@ -4,7 +4,9 @@
   enumerating every pair of binomial outcomes, no normal approximation.
 * :func:`adaptive_outcome` — the same for the adaptive policy (``samples: auto``): detection,
   false alarms and expected requests of one pair, every screening and confirmation path
-  enumerated.
+  enumerated. In plain Python (:func:`binom_pmf`): ``compare`` calls it for a thin baseline.
+  :func:`fisher_power` keeps scipy and numpy (vectorised over thousands of tables): only
+  ``promptcanary plan`` uses it.
 """
 
 from __future__ import annotations
@@ -208,8 +210,6 @@ def adaptive_outcome(
     smaller one to plan for the correction over several confirmed pairs). Outcomes rarer than
     1e-12 are left out.
     """
-    from scipy.stats import binom
-
     from promptcanary.core.verdict.stats import fisher_p
 
     level = policy.alpha if alpha is None else alpha
@@ -217,16 +217,16 @@ def adaptive_outcome(
     flagged = improved = selected = 0.0
     requests = float(small)
     round_pmf = {
-        k: binom.pmf(range(k + 1), k, current_rate)
+        k: [binom_pmf(j, k, current_rate) for j in range(k + 1)]
         for k in {policy.batch, policy.cap % policy.batch}
         if k
     }
     for b in range(big + 1):
-        wb = float(binom.pmf(b, big, baseline_rate))
+        wb = binom_pmf(b, big, baseline_rate)
         if wb < _PMF_CUTOFF:
             continue
         for s in range(small + 1):
-            w = wb * float(binom.pmf(s, small, current_rate))
+            w = wb * binom_pmf(s, small, current_rate)
             if w < _PMF_CUTOFF:
                 continue
             moved = b / big - s / small
@@ -249,7 +249,7 @@ def adaptive_outcome(
                 grown: dict[int, float] = {}
                 for c, pc in alive.items():
                     for j in range(k + 1):
-                        grown[c + j] = grown.get(c + j, 0.0) + pc * float(pmf[j])
+                        grown[c + j] = grown.get(c + j, 0.0) + pc * pmf[j]
                 drawn += k
                 if drawn >= policy.cap:
                     alive = grown
@@ -276,3 +276,21 @@ def adaptive_outcome(
         selected=min(1.0, selected),
         requests=requests,
     )
+
+
+def binom_pmf(k: int, n: int, p: float) -> float:
+    """P(X = k) for X ~ Binomial(n, p), in log space (no overflow for large n), without scipy:
+    :func:`adaptive_outcome` runs on ``compare``'s path (a thin baseline's detection figure), where
+    importing scipy.stats would cost seconds."""
+    if not 0 <= k <= n:
+        return 0.0
+    if p <= 0.0 or p >= 1.0:
+        return 1.0 if k == (0 if p <= 0.0 else n) else 0.0
+    log_pmf = (
+        math.lgamma(n + 1)
+        - math.lgamma(k + 1)
+        - math.lgamma(n - k + 1)
+        + k * math.log(p)
+        + (n - k) * math.log1p(-p)
+    )
+    return math.exp(log_pmf)

@@ -9,8 +9,8 @@
 The wording of a verdict for reports lives with the renderers
 (:mod:`promptcanary.core.render.wording`); the method names are data, in :mod:`.models.drift`.
 
-The statistics live in :mod:`promptcanary.core.verdict.stats` and are imported only when a pair is tested,
-so single-sample comparisons never load scipy.
+The statistics live in :mod:`promptcanary.core.verdict.stats` (plain Python: no scipy on the path of
+``compare``) and are imported only when a pair is tested.
 """
 
 from __future__ import annotations

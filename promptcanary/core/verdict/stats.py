@@ -1,15 +1,15 @@
-"""The significance tests behind multi-sample verdicts.
+"""The significance tests behind multi-sample verdicts, in plain Python (no scipy).
 
-* :func:`fisher_p` — one-sided Fisher's exact test on pass counts (scipy's hypergeometric tail,
-  which is exactly what ``scipy.stats.fisher_exact(..., alternative=...)`` computes), cached per
-  table: with a handful of samples there are only a few dozen distinct tables.
+* :func:`fisher_p` — one-sided Fisher's exact test on pass counts: the hypergeometric tail as an
+  exact ratio of binomial coefficients (the numbers ``scipy.stats.fisher_exact(...,
+  alternative=...)`` gives), cached per table: with a handful of samples there are only a few
+  dozen distinct tables.
 * :func:`mann_whitney_p` — one-sided Mann–Whitney U on score samples. Small samples (up to
   :data:`EXACT_MW_MAX` values in all) get the exact permutation distribution of the rank sum
-  *with ties*, computed by counting; larger ones use ``scipy.stats.mannwhitneyu`` (normal
-  approximation with tie and continuity correction). Why not scipy everywhere: for tied small
-  samples scipy's default is the normal approximation, which is anti-conservative (3 × 1.0 against
-  3 × 0.5 gives p = 0.023, below the smallest exact p-value 1/20 = 0.05), and scipy's exact
-  permutation method costs milliseconds per pair. The counting gives the same numbers as
+  *with ties*, computed by counting; larger ones the normal approximation with tie and continuity
+  correction (``scipy.stats.mannwhitneyu(..., method="asymptotic")``). Why not the approximation
+  everywhere: for tied small samples it is anti-conservative (3 × 1.0 against 3 × 0.5 gives
+  p = 0.023, below the smallest exact p-value 1/20 = 0.05). The counting gives the same numbers as
   ``mannwhitneyu(..., method=PermutationMethod())`` — the tests check it.
 * :func:`bh_adjust` — Benjamini–Hochberg (``scipy.stats.false_discovery_control``).
 * :func:`fisher_min_p` / :func:`mann_whitney_min_p` — the smallest p-value a pair could reach
@@ -17,15 +17,18 @@
   restricted to the pairs that could reach significance at all (Tarone's trick applied to BH:
   Gilbert 2005, "A modified false discovery rate multiple-comparisons procedure for discrete
   data", Applied Statistics 54:143–158).
-* Power and sample-size planning live in :mod:`promptcanary.core.verdict.power`.
+* Power and sample-size planning live in :mod:`promptcanary.core.verdict.power` (which still uses
+  scipy: planning is not on the path of ``run`` or ``compare``).
 
-scipy and numpy are imported inside the functions: scipy.stats takes about a second to import, and
-single-sample comparisons and the CLI's start-up must not pay for it.
+Why no scipy here: ``import scipy.stats`` took 2 of the 3 seconds of a quickstart ``compare``; the
+tests check every function against scipy's. numpy is imported inside the one function that needs
+it (the exact Mann–Whitney table), so pass/fail suites never load it.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -62,16 +65,16 @@ def fisher_p(
 
 @lru_cache(maxsize=65536)
 def _fisher(b_pass: int, b_n: int, c_pass: int, c_n: int, drop: bool) -> float:
-    from scipy.stats import hypergeom
-
     # Given both margins, the baseline's pass count X is hypergeometric: drawing b_n samples from
-    # b_n + c_n of which b_pass + c_pass passed. A drop is a surprisingly large X.
+    # b_n + c_n of which b_pass + c_pass passed. A drop is a surprisingly large X. The tail is a
+    # ratio of integers (binomial coefficients), summed exactly and divided once: the same numbers
+    # as scipy's fisher_exact(..., alternative="greater"/"less") without importing scipy.stats
+    # (2 s on a loaded machine — most of the CLI's start-up).
     total, passes = b_n + c_n, b_pass + c_pass
-    if drop:
-        p = hypergeom.sf(b_pass - 1, total, passes, b_n)
-    else:
-        p = hypergeom.cdf(b_pass, total, passes, b_n)
-    return _clip(float(p))
+    lo, hi = max(0, b_n - (total - passes)), min(b_n, passes)
+    xs = range(b_pass, hi + 1) if drop else range(lo, b_pass + 1)
+    tail = sum(math.comb(passes, x) * math.comb(total - passes, b_n - x) for x in xs)
+    return _clip(tail / math.comb(total, b_n))
 
 
 # ── Mann–Whitney U ───────────────────────────────────────────────────────────────────────────
@@ -100,11 +103,28 @@ def _mann_whitney(b: tuple[float, ...], c: tuple[float, ...], drop: bool) -> flo
         observed = sum(ranks[: len(b)])
         upper, lower = _rank_sum_tails(tuple(sorted(ranks)), len(b), observed)
         return _clip(upper if drop else lower)
-    from scipy.stats import mannwhitneyu
+    return _clip(_mann_whitney_normal(b, c, drop))
 
-    # "greater": the baseline's scores are stochastically larger, i.e. the current run dropped.
-    result = mannwhitneyu(b, c, alternative="greater" if drop else "less", method="asymptotic")
-    return _clip(float(result.pvalue))
+
+def _mann_whitney_normal(b: tuple[float, ...], c: tuple[float, ...], drop: bool) -> float:
+    """The normal approximation with tie and continuity correction, as
+    ``scipy.stats.mannwhitneyu(b, c, alternative="greater"/"less", method="asymptotic")``.
+
+    U counts the (baseline, current) pairs the baseline wins ("greater": the baseline's scores are
+    stochastically larger, i.e. the current run dropped); "less" looks at the other side's U.
+    """
+    n_b, n_c = len(b), len(c)
+    values = b + c
+    n = n_b + n_c
+    doubled = _doubled_midranks(values)
+    u_b = sum(doubled[:n_b]) / 2 - n_b * (n_b + 1) / 2
+    u = u_b if drop else n_b * n_c - u_b
+    ties = sum(t**3 - t for t in Counter(values).values())
+    sigma = math.sqrt(n_b * n_c / 12 * ((n + 1) - ties / (n * (n - 1))))
+    if sigma == 0:
+        return 1.0
+    z = (u - n_b * n_c / 2 - 0.5) / sigma
+    return 0.5 * math.erfc(z / math.sqrt(2))  # the upper tail, accurate far out
 
 
 def _doubled_midranks(values: Sequence[float]) -> list[int]:
@@ -159,10 +179,17 @@ def bh_adjust(p_values: Sequence[float]) -> list[float]:
     """Benjamini–Hochberg adjusted p-values (same order); compare them with ``alpha``."""
     if not p_values:
         return []
-    from scipy.stats import false_discovery_control
-
-    adjusted = false_discovery_control([_clip(p) for p in p_values], method="bh")
-    return [_clip(float(p)) for p in adjusted]
+    clipped = [_clip(p) for p in p_values]
+    m = len(clipped)
+    order = sorted(range(m), key=clipped.__getitem__)
+    adjusted = [1.0] * m
+    running = 1.0
+    # From the largest p-value down: p_(i) * m / i, made monotone by a running minimum.
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, clipped[i] * m / rank)
+        adjusted[i] = running
+    return [_clip(p) for p in adjusted]
 
 
 def testable_bh_adjust(
