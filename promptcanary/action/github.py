@@ -4,7 +4,8 @@ Every method raises :class:`promptcanary.errors.GitHubError` (with the HTTP stat
 refuses or fails, so the caller can keep the report and warn instead of crashing. Reads are
 retried by PyGithub; writes go through :class:`~promptcanary.action.github_calls.Sender`, which
 waits out rate limits and never sends a write twice blindly. Commits live in
-:mod:`.github_commit`, check runs and workflow dispatches in :mod:`.github_runs`.
+:mod:`.github_commit`, check runs and workflow dispatches in :mod:`.github_runs`, the watch
+issue in :mod:`.github_issues`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from promptcanary.action import github_commit, github_runs
+from promptcanary.action import github_commit, github_issues, github_runs
 from promptcanary.action.comment import starts_with_marker
 from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, Sender
 from promptcanary.action.github_calls import call as _call
@@ -26,6 +27,7 @@ from promptcanary.action.github_commit import (
     BranchProtectedError,
     CommitResult,
 )
+from promptcanary.action.github_issues import IssueRef
 from promptcanary.action.github_runs import CheckRunRef
 from promptcanary.errors import GitHubError
 
@@ -59,14 +61,6 @@ class CommentRef:
     """A comment we created or edited."""
 
     id: int
-    html_url: str
-
-
-@dataclass(frozen=True)
-class IssueRef:
-    """An issue we opened, updated or closed."""
-
-    number: int
     html_url: str
 
 
@@ -334,81 +328,18 @@ class GitHubClient:
     # ── watch issues ──
 
     def find_open_issue(self, *, marker: str, label: str | None = None) -> Issue | None:
-        """Our open issue (not a PR) whose body starts with ``marker``.
-
-        Found by its author and marker, not by its label (people remove or rename labels): the
-        issues carrying ``label`` are searched first, then every open issue.
-        """
-
-        def matches(issue: Issue) -> bool:
-            return (
-                issue.pull_request is None
-                and starts_with_marker(issue.body, marker)
-                and self.is_ours(issue.user)
-            )
-
-        def find() -> Issue | None:
-            if label:
-                for issue in self.repo.get_issues(state="open", labels=[label]):
-                    if matches(issue):
-                        return issue
-            for issue in self.repo.get_issues(state="open"):
-                if matches(issue):
-                    return issue
-            return None
-
-        return _call("list open issues", find)
+        """See :func:`promptcanary.action.github_issues.find_open_issue`."""
+        return github_issues.find_open_issue(self, marker=marker, label=label)
 
     def open_or_update_issue(self, *, marker: str, label: str, title: str, body: str) -> IssueRef:
-        """Update our open issue holding ``marker`` (putting ``label`` back when someone took it
-        off), or open one with ``label``."""
-        existing = self.find_open_issue(marker=marker, label=label)
-        if existing is not None:
-            issue = existing
-            self.send(
-                f"update issue #{issue.number}",
-                lambda: issue.edit(title=title, body=body),
-                safe=True,
-            )
-            if label not in {lab.name for lab in issue.labels}:
-                self.send(
-                    f"label issue #{issue.number} '{label}'",
-                    lambda: issue.add_to_labels(label),
-                    safe=True,
-                )
-            return IssueRef(issue.number, str(issue.html_url))
-        # GitHub creates a label that does not exist yet when an issue is opened with it.
-        created = self.send(
-            "open an issue",
-            lambda: self.repo.create_issue(title=title, body=body, labels=[label]),
-            read_back=lambda: self.find_open_issue(marker=marker, label=label),
+        """See :func:`promptcanary.action.github_issues.open_or_update_issue`."""
+        return github_issues.open_or_update_issue(
+            self, marker=marker, label=label, title=title, body=body
         )
-        return IssueRef(created.number, str(created.html_url))
 
     def close_issue(self, issue: Issue, *, comment: str) -> IssueRef:
-        """Comment on ``issue`` and close it as completed."""
-
-        def commented() -> Any:
-            return next(
-                (
-                    c
-                    for c in reversed(list(issue.get_comments()))
-                    if c.body == comment and self.is_ours(c.user)
-                ),
-                None,
-            )
-
-        self.send(
-            f"comment on issue #{issue.number}",
-            lambda: issue.create_comment(comment),
-            read_back=commented,
-        )
-        self.send(
-            f"close issue #{issue.number}",
-            lambda: issue.edit(state="closed", state_reason="completed"),
-            safe=True,
-        )
-        return IssueRef(issue.number, str(issue.html_url))
+        """See :func:`promptcanary.action.github_issues.close_issue`."""
+        return github_issues.close_issue(self, issue, comment=comment)
 
     # ── who may promote ──
 
