@@ -34,7 +34,13 @@ def find_refusal(response: LLMResponse) -> str | None:
     """The refusal phrase (or content-filter stop) in a response, else None."""
     if response.finish_reason == "content_filter":
         return "finish_reason=content_filter"
-    match = _REFUSAL_RE.search(response.content.translate(_APOSTROPHES))
+    return find_refusal_text(response.content)
+
+
+def find_refusal_text(text: str) -> str | None:
+    """The refusal phrase in an answer's text, else None (also used by the behaviour
+    descriptions, so a "refusal" means the same thing everywhere)."""
+    match = _REFUSAL_RE.search(text.translate(_APOSTROPHES))
     return match.group(0) if match else None
 
 
