@@ -234,3 +234,18 @@ def test_a_bad_behaviour_value_is_a_config_error_with_its_line(project: Path) ->
     assert proc.returncode == 2
     assert "canary.yaml:9:" in proc.stderr
     assert "prompts[0].behaviour" in proc.stderr and "compare, ignore" in proc.stderr
+
+
+def test_plan_states_what_the_answer_test_detects(project: Path) -> None:
+    proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("Behaviour changes"))
+    # samples: auto: 10 confirmation answers against half of the 30-sample baseline, at alpha
+    # over the 10 of 20 prompts expected to reach confirmation.
+    assert "10 fresh confirmation answers against 15 baseline answers" in line
+    assert "tested at 0.005" in line and "% of answers (or more) is caught" in line
+    fixed = suite_yaml().replace("samples: auto", "samples: 20")
+    (project / "canary.yaml").write_text(fixed, encoding="utf-8")
+    proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
+    assert "Behaviour changes (answer test): " in proc.stdout
+    assert " answers against " in proc.stdout and "tested at 0.0025" in proc.stdout

@@ -109,8 +109,12 @@ def _clipped(c: BehaviourChange) -> list[tuple[str, str]]:
     """The diff cut to :data:`DIFF_WORDS` words and :data:`DIFF_CHARS` characters (one line)."""
     out: list[tuple[str, str]] = []
     words = chars = 0
-    for seg in c.diff:
+    for i, seg in enumerate(c.diff):
+        # Segments hold words joined by single spaces: the space between two segments belongs
+        # to the later one, so every format can concatenate them as they are.
         text = clean_text(seg.text[: DIFF_CHARS + 1]).replace("\n", " ")
+        if i and not text.startswith(" ") and not out[-1][1].endswith(" "):
+            text = " " + text
         n = len(text.split())
         if words + n > DIFF_WORDS or chars + len(text) > DIFF_CHARS:
             room = min(DIFF_CHARS - chars, len(" ".join(text.split()[: DIFF_WORDS - words])))

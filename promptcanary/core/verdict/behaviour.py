@@ -173,9 +173,13 @@ def _field(obj: Any, *names: str, default: Any = None) -> Any:
 
 def _mode(mode: Any) -> BehaviourMode:
     example = _field(mode, "example")
+    label = _field(mode, "label")
+    if label is None:
+        verb = "opens" if _field(mode, "edge") == "opening" else "ends"
+        label = f"{verb} with “{_field(mode, 'phrase', default='')}”"
     return BehaviourMode(
         change=_field(mode, "change", "kind", default="appeared"),
-        label=str(_field(mode, "label", "text", "description", default="")),
+        label=str(label),
         baseline_share=float(_field(mode, "baseline_share", "before", default=0.0)),
         current_share=float(_field(mode, "current_share", "after", default=0.0)),
         example=clip(str(example), _EXAMPLE_CHARS) if example else None,
@@ -188,7 +192,7 @@ def _property(prop: Any) -> PropertyMove:
 
     return PropertyMove(
         name=str(_field(prop, "name", default="")),
-        text=str(_field(prop, "text", "description", "label", default="")),
+        text=str(_field(prop, "line", "text", "description", default="")),
         baseline=value(_field(prop, "baseline", "before")),
         current=value(_field(prop, "current", "after")),
     )

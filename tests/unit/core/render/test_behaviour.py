@@ -57,7 +57,7 @@ def test_html_marks_deletions_and_insertions() -> None:
     html = DriftReporter(report.model_copy(update={"behaviour_changes": [change]})).to_html()
     assert 'id="who-changed"' in html and "Who changed: the model" in html
     assert "<h2>Behaviour changes (1)" in html
-    assert "<del>Paris.</del><ins>&lt;b&gt;Paris&lt;/b&gt;</ins>" in html
+    assert "<del>Paris.</del><ins> &lt;b&gt;Paris&lt;/b&gt;</ins>" in html
 
 
 def test_json_has_one_entry_per_prompt_and_the_attribution() -> None:
