@@ -168,3 +168,11 @@ def test_many_permutations_only_for_prompts_that_look_changed() -> None:
     assert loud.p_value == pytest.approx(1 / 20_001)
     quiet = answer_test(baseline, sample_answers("summary", 10, seed=22), permutations=20_000)
     assert quiet.permutations in {STAGES[0][0], STAGES[1][0]} or quiet.p_value <= STAGES[1][1]
+
+
+def test_every_json_kind_can_be_featurised() -> None:
+    pure = '{"name": "Ada", "age": 36}'
+    answers = [pure, f"```json\n{pure}\n```", f"Here it is: {pure} Enjoy.", "No JSON."]
+    result = answer_test(answers * 3, answers[::-1] * 3, permutations=100)
+    assert result.testable
+    assert result.p_value > 0.05
