@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from promptcanary.core.behaviour import adaptive as scheme
-from promptcanary.core.behaviour import adjust, answer_test, flag
+from promptcanary.core.behaviour import answer_test, flag
 from promptcanary.core.behaviour.simulate import PROMPTS, sample_answers
 
 ALPHA = 0.05
@@ -66,7 +66,7 @@ def check_run(
     kind: str,
     prompts: Sequence[str],
 ) -> tuple[set[str], set[str], float]:
-    """One check run: (flagged prompt ids, ids BH alone would flag, mean requests per prompt)."""
+    """One check run: (flagged ids, ids flagged with Holm instead of BH, requests per prompt)."""
     tests, ids, requests = [], [], 0
     for index, pid in enumerate(prompts):
         seed = run * 1000 + index
@@ -101,7 +101,7 @@ def check_run(
             tests.append(answer_test([*baseline, *screening], fresh, seed=seed))
         ids.append(pid)
     flagged = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA)) if hit}
-    plain = {pid for pid, p in zip(ids, adjust(tests, alpha=ALPHA)) if p <= ALPHA}
+    plain = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA, method="holm")) if hit}
     return flagged, plain, requests / len(prompts)
 
 
@@ -171,7 +171,7 @@ def main() -> None:
     )
     print(
         "| scenario | scheme | flagged: all 3 shifted / any run | any shifted | "
-        "a non-shifted prompt named | BH alone: all shifted / non-shifted named | "
+        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
         "requests per prompt |"
     )
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -184,7 +184,7 @@ def main() -> None:
     print("\nWhere it stops working\n")
     print(
         "| scenario | scheme | all shifted flagged | any shifted | "
-        "a non-shifted prompt named | BH alone: all shifted / non-shifted named | "
+        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
         "requests per prompt |"
     )
     print("|---|---|---:|---:|---:|---:|---:|")

@@ -29,11 +29,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+#: Correction across prompts (see :func:`adjust`).
+Method = Literal["bh", "holm"]
 
 #: Permutations of a full test (p-values down to 1/1001 ≈ 0.001: with 20 prompts, the
 #: Benjamini–Hochberg threshold for one flagged prompt is 0.05 / 20 = 0.0025).
@@ -227,26 +230,48 @@ def _untestable(n: int, m: int) -> AnswerTest:
     )
 
 
-def adjust(tests: Sequence[AnswerTest], *, alpha: float = 0.05) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values across prompts, same order — the correction the
-    probe verdicts use (:func:`promptcanary.core.verdict.stats.testable_bh_adjust`): prompts
-    whose ``min_p_value`` exceeds ``alpha`` (untestable ones included) get 1.0 and do not count
-    in m. Compare the result with ``alpha``."""
-    from promptcanary.core.verdict.stats import testable_bh_adjust
+def adjust(
+    tests: Sequence[AnswerTest], *, alpha: float = 0.05, method: Method = "bh"
+) -> list[float]:
+    """Adjusted p-values across prompts, same order; compare them with ``alpha``.
 
-    return testable_bh_adjust(
-        [t.p_value for t in tests], [t.min_p_value for t in tests], alpha=alpha
-    )
+    ``method="bh"`` (default) is the correction the probe verdicts use
+    (:func:`promptcanary.core.verdict.stats.testable_bh_adjust`): Benjamini–Hochberg over the
+    prompts whose ``min_p_value`` can reach ``alpha`` — the others (untestable ones included) get
+    1.0 and do not count in m. It bounds the share of wrongly named prompts *among the flagged
+    ones*. ``method="holm"`` (Holm's step-down over the same testable prompts) bounds the chance
+    of naming *any* unchanged prompt, at some cost in detection; see ``docs/behaviour.md`` for
+    both measured.
+    """
+    if method == "bh":
+        from promptcanary.core.verdict.stats import testable_bh_adjust
+
+        return testable_bh_adjust(
+            [t.p_value for t in tests], [t.min_p_value for t in tests], alpha=alpha
+        )
+    if method != "holm":
+        raise ValueError(f"unknown method {method!r}; use 'bh' or 'holm'")
+    testable = [i for i, t in enumerate(tests) if t.min_p_value <= alpha]
+    adjusted = [1.0] * len(tests)
+    running = 0.0
+    order = sorted(testable, key=lambda i: tests[i].p_value)
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * tests[i].p_value))
+        adjusted[i] = running
+    return adjusted
 
 
 def flag(
-    tests: Sequence[AnswerTest], *, alpha: float = 0.05, min_effect: float = MIN_EFFECT
+    tests: Sequence[AnswerTest],
+    *,
+    alpha: float = 0.05,
+    min_effect: float = MIN_EFFECT,
+    method: Method = "bh",
 ) -> list[bool]:
     """Which prompts show a behaviour change, same order: adjusted p-value (:func:`adjust`) at
     most ``alpha`` and effect at least ``min_effect``."""
-    return [
-        p <= alpha and t.effect >= min_effect for p, t in zip(adjust(tests, alpha=alpha), tests)
-    ]
+    adjusted = adjust(tests, alpha=alpha, method=method)
+    return [p <= alpha and t.effect >= min_effect for p, t in zip(adjusted, tests)]
 
 
 def permutations_for(prompts: int, *, alpha: float = 0.05) -> int:

@@ -176,3 +176,15 @@ def test_every_json_kind_can_be_featurised() -> None:
     result = answer_test(answers * 3, answers[::-1] * 3, permutations=100)
     assert result.testable
     assert result.p_value > 0.05
+
+
+def test_holm_is_stricter_than_bh_and_skips_untestable_prompts() -> None:
+    tests = [
+        AnswerTest(p, 0.1, 0.5, 30, 10, True, 0.001, 1000) for p in (0.001, 0.008, 0.012, 0.5)
+    ] + [AnswerTest(1.0, 0.0, 0.0, 1, 10, False, 1.0, 0)]
+    holm = adjust(tests, method="holm")
+    assert holm == pytest.approx([0.004, 0.024, 0.024, 0.5, 1.0])
+    assert flag(tests, method="holm") == [True, True, True, False, False]
+    assert all(h >= b for h, b in zip(holm, adjust(tests)))
+    with pytest.raises(ValueError, match="holm"):
+        adjust(tests, method="bonferroni")  # type: ignore[arg-type]

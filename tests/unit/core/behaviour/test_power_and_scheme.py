@@ -61,10 +61,11 @@ def test_detectable_effect_sentence() -> None:
     )
 
 
-def test_split_baseline_halves_are_disjoint_and_cover_it() -> None:
+def test_split_baseline_parts_are_disjoint_interleaved_and_cover_it() -> None:
     baseline = [str(i) for i in range(30)]
     first, second = split_baseline(baseline)
-    assert len(first) == len(second) == 15
+    assert first == [str(i) for i in range(0, 30, 3)]
+    assert len(second) == 20
     assert sorted(first + second, key=int) == baseline
 
 
