@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from promptcanary.core.behaviour import adaptive as scheme
-from promptcanary.core.behaviour import adjust, answer_test
+from promptcanary.core.behaviour import answer_test, flag
 from promptcanary.core.behaviour.simulate import PROMPTS, sample_answers
 
 ALPHA = 0.05
@@ -53,6 +53,8 @@ class Outcome:
     all_shifted: int = 0
     any_shifted: int = 0
     wrong: int = 0
+    wrong_plain: int = 0
+    all_plain: int = 0
     requests: list[float] = field(default_factory=list)
 
 
@@ -63,8 +65,8 @@ def check_run(
     share: float,
     kind: str,
     prompts: Sequence[str],
-) -> tuple[set[str], float]:
-    """One check run: (flagged prompt ids, mean requests per prompt)."""
+) -> tuple[set[str], set[str], float]:
+    """One check run: (flagged ids, ids flagged with Holm instead of BH, requests per prompt)."""
     tests, ids, requests = [], [], 0
     for index, pid in enumerate(prompts):
         seed = run * 1000 + index
@@ -98,8 +100,9 @@ def check_run(
         else:
             tests.append(answer_test([*baseline, *screening], fresh, seed=seed))
         ids.append(pid)
-    flagged = {pid for pid, p in zip(ids, adjust(tests, alpha=ALPHA)) if p <= ALPHA}
-    return flagged, requests / len(prompts)
+    flagged = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA)) if hit}
+    plain = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA, method="holm")) if hit}
+    return flagged, plain, requests / len(prompts)
 
 
 def scenario(
@@ -113,13 +116,15 @@ def scenario(
 ) -> Outcome:
     out = Outcome()
     for run in range(runs):
-        flagged, requests = check_run(run, scheme_name, shifted, share, kind, prompts)
+        flagged, plain, requests = check_run(run, scheme_name, shifted, share, kind, prompts)
         out.runs += 1
         out.requests.append(requests)
         out.any_flag += bool(flagged)
         out.all_shifted += bool(shifted) and set(shifted) <= flagged
         out.any_shifted += bool(flagged & set(shifted))
         out.wrong += bool(flagged - set(shifted))
+        out.wrong_plain += bool(plain - set(shifted))
+        out.all_plain += bool(shifted) and set(shifted) <= plain
     return out
 
 
@@ -133,7 +138,11 @@ def row(label: str, scheme_name: str, out: Outcome, shifted: bool) -> str:
         cells += [pct(out.all_shifted, out.runs), pct(out.any_shifted, out.runs)]
     else:
         cells += [pct(out.any_flag, out.runs), "—"]
-    cells += [pct(out.wrong, out.runs), f"{statistics.mean(out.requests):.1f}"]
+    cells += [
+        pct(out.wrong, out.runs),
+        f"{pct(out.all_plain, out.runs) if shifted else '—'} / {pct(out.wrong_plain, out.runs)}",
+        f"{statistics.mean(out.requests):.1f}",
+    ]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -162,9 +171,10 @@ def main() -> None:
     )
     print(
         "| scenario | scheme | flagged: all 3 shifted / any run | any shifted | "
-        "a non-shifted prompt named | requests per prompt |"
+        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
+        "requests per prompt |"
     )
-    print("|---|---|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for name in schemes:
         out = scenario(args.runs, name)
         print(row("no change (paraphrase noise)", name, out, shifted=False), flush=True)
@@ -174,9 +184,10 @@ def main() -> None:
     print("\nWhere it stops working\n")
     print(
         "| scenario | scheme | all shifted flagged | any shifted | "
-        "a non-shifted prompt named | requests per prompt |"
+        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
+        "requests per prompt |"
     )
-    print("|---|---|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|")
     limits = [
         ("chatty shift at 20 %", dict(shifted=SHIFTED, share=0.2)),
         ("chatty shift at 40 %", dict(shifted=SHIFTED, share=0.4)),

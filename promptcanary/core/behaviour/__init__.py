@@ -32,9 +32,12 @@ from promptcanary.core.behaviour.describe import (
 from promptcanary.core.behaviour.diff import DiffSegment, typical_pair, word_diff
 from promptcanary.core.behaviour.mmd import (
     DEFAULT_PERMUTATIONS,
+    MIN_EFFECT,
     AnswerTest,
     adjust,
     answer_test,
+    flag,
+    permutations_for,
 )
 from promptcanary.core.behaviour.modes import Mode
 from promptcanary.core.behaviour.power import detectable_effect, detectable_share
@@ -42,6 +45,7 @@ from promptcanary.core.behaviour.power import detectable_effect, detectable_shar
 __all__ = [
     "CONFIRMATION_SAMPLES",
     "DEFAULT_PERMUTATIONS",
+    "MIN_EFFECT",
     "SCREENING_SAMPLES",
     "SCREEN_ALPHA",
     "SCREEN_PERMUTATIONS",
@@ -56,7 +60,9 @@ __all__ = [
     "describe_change",
     "detectable_effect",
     "detectable_share",
+    "flag",
     "needs_confirmation",
+    "permutations_for",
     "screen",
     "split_baseline",
     "typical_pair",

@@ -1,21 +1,22 @@
 """The answer test inside ``samples: auto``: screen every prompt, confirm the ones that look moved.
 
 1. **Screening.** The screening samples every prompt gets anyway (3 by default) are tested against
-   the full baseline with :data:`SCREEN_PERMUTATIONS` permutations (:func:`screen`). A prompt goes
+   every third baseline answer (:func:`split_baseline`) with :data:`SCREEN_PERMUTATIONS`
+   permutations (:func:`screen`). A prompt goes
    to confirmation when that p-value is at most :data:`SCREEN_ALPHA` — a loose sieve, not a
    verdict. Not testable (e.g. every answer the same text) means nothing moved: no confirmation.
 2. **Confirmation.** Those prompts get :data:`CONFIRMATION_SAMPLES` fresh samples (one batch;
    they can be the probes' confirmation samples of the same prompt).
-3. **Decision.** :func:`confirm` tests the fresh samples only against the *other half* of the
-   baseline — the half the screening did not look at (:func:`split_baseline`) — with
-   :data:`DEFAULT_PERMUTATIONS` permutations; :func:`promptcanary.core.behaviour.adjust` corrects
-   over the confirmed prompts and a prompt is flagged when its adjusted p-value is at most alpha.
+3. **Decision.** :func:`confirm` tests the fresh samples only against the *other part* of the
+   baseline — the two thirds the screening did not look at (:func:`split_baseline`) — with
+   :data:`DEFAULT_PERMUTATIONS` permutations (or ``permutations_for`` the prompt count);
+   :func:`promptcanary.core.behaviour.flag` corrects over the confirmed prompts.
 
 Why split the baseline: the screening chose prompts whose baseline happened to look unlike their
 screening answers; testing fresh answers against that same baseline inherits the tilt and raises
-false alarms. The two halves are independent samples of the same model, so the selection (a
-function of half A and the screening) tells nothing about half B and the confirmation: the
-confirmation p-value is exact whatever was selected. Measured in ``benchmarks/behaviour_drift.py``
+false alarms. The two parts are independent samples of the same model, so the selection (a
+function of the screening part and the screening answers) tells nothing about the other part and
+the confirmation: the confirmation p-value is exact whatever was selected. Measured in ``benchmarks/behaviour_drift.py``
 against the alternatives (whole baseline; baseline + screening pooled), see ``docs/behaviour.md``.
 
 Expected requests per prompt when nothing changed: ``screening + SCREEN_ALPHA × confirmation``
@@ -34,14 +35,20 @@ SCREENING_SAMPLES = 3
 SCREEN_ALPHA = 0.5
 #: Fresh samples a confirmed prompt gets.
 CONFIRMATION_SAMPLES = 10
+#: Every SCREEN_EVERY-th baseline answer is kept for screening; the rest decide.
+SCREEN_EVERY = 3
 #: Permutations of the screening test (its p-value is only compared with SCREEN_ALPHA).
 SCREEN_PERMUTATIONS = 200
 
 
 def split_baseline(baseline: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(screening half, confirmation half): even and odd positions, so both halves span the
-    whole baseline run."""
-    return list(baseline[0::2]), list(baseline[1::2])
+    """(screening part, confirmation part): every third answer screens (10 of 30), the others
+    confirm (20 of 30). Interleaved, so both parts span the whole baseline run. Uneven because
+    the screening is only a loose sieve, while the deciding test gains power from a larger
+    baseline side."""
+    screening = [a for i, a in enumerate(baseline) if i % SCREEN_EVERY == 0]
+    confirmation = [a for i, a in enumerate(baseline) if i % SCREEN_EVERY != 0]
+    return screening, confirmation
 
 
 def screen(
@@ -51,9 +58,9 @@ def screen(
     seed: int = 0,
     permutations: int = SCREEN_PERMUTATIONS,
 ) -> AnswerTest:
-    """The screening test: screening answers against the screening half of the baseline."""
-    half, _ = split_baseline(baseline)
-    return answer_test(half, screening, permutations=permutations, seed=seed)
+    """The screening test: screening answers against the screening part of the baseline."""
+    part, _ = split_baseline(baseline)
+    return answer_test(part, screening, permutations=permutations, seed=seed)
 
 
 def needs_confirmation(test: AnswerTest, *, screen_alpha: float = SCREEN_ALPHA) -> bool:
@@ -68,7 +75,7 @@ def confirm(
     seed: int = 0,
     permutations: int = DEFAULT_PERMUTATIONS,
 ) -> AnswerTest:
-    """The deciding test: fresh confirmation answers against the baseline half the screening
+    """The deciding test: fresh confirmation answers against the baseline part the screening
     did not use."""
-    _, half = split_baseline(baseline)
-    return answer_test(half, confirmation, permutations=permutations, seed=seed)
+    _, part = split_baseline(baseline)
+    return answer_test(part, confirmation, permutations=permutations, seed=seed)

@@ -85,7 +85,12 @@ def describe_change(baseline: Sequence[str], current: Sequence[str]) -> Behaviou
     found = tuple(_property_changes(baseline, current)) if baseline and current else ()
     old, new = typical_pair(baseline, current)
     lines = tuple([_mode_line(m) for m in modes] + [p.line for p in found])
-    shorts = [_mode_short(m) for m in modes[:1]] + [p.short for p in _by_priority(found)]
+    # The summary names what breaks things first (refusal, language, JSON, fences), then the
+    # biggest mode, then the remaining properties.
+    ranked = _by_priority(found)
+    urgent = [p.short for p in ranked if p.name in _URGENT]
+    rest = [p.short for p in ranked if p.name not in _URGENT]
+    shorts = urgent + [_mode_short(m) for m in modes[:1]] + rest
     if shorts:
         summary = "Answers changed: " + "; ".join(shorts[:2]) + "."
     else:
@@ -107,9 +112,10 @@ def describe_change(baseline: Sequence[str], current: Sequence[str]) -> Behaviou
 def _mode_line(mode: Mode) -> str:
     verb = "opens" if mode.edge == "opening" else "ends"
     now, was = _pct(mode.current_share), _pct(mode.baseline_share)
+    phrase = _phrases(mode)
     if mode.change == "appeared":
-        return f"now {verb} with “{mode.phrase}” in {now} of answers (was {was}); e.g. “{mode.example}”"
-    return f"no longer {verb} with “{mode.phrase}”: {now} of answers (was {was}); e.g. “{mode.example}”"
+        return f"now {verb} with {phrase} in {now} of answers (was {was}); e.g. “{mode.example}”"
+    return f"no longer {verb} with {phrase}: {now} of answers (was {was}); e.g. “{mode.example}”"
 
 
 def _mode_short(mode: Mode) -> str:
@@ -117,6 +123,13 @@ def _mode_short(mode: Mode) -> str:
     if mode.change == "appeared":
         return f"now {verb} with “{mode.phrase}” in {_pct(mode.current_share)} of answers"
     return f"no longer {verb} with “{mode.phrase}” ({_pct(mode.baseline_share)} before)"
+
+
+def _phrases(mode: Mode) -> str:
+    quoted = [f"“{p}”" for p in (mode.phrase, *mode.variants)]
+    if not mode.variants:
+        return quoted[0]
+    return f"{quoted[0]} (or {', '.join(quoted[1:])}, …)"
 
 
 # ── Properties ───────────────────────────────────────────────────────────────────────────────
@@ -140,6 +153,7 @@ _PRIORITY = (
     "list",
     "markdown",
 )
+_URGENT = frozenset(_PRIORITY[:5])
 
 
 def _property_changes(baseline: Sequence[str], current: Sequence[str]) -> list[PropertyChange]:

@@ -33,9 +33,12 @@ n-gram, which is what keeps 40,000 answers under a second.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from promptcanary.core.behaviour.properties import json_kind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,9 +50,12 @@ HEAD_CHARS = 1500
 TAIL_CHARS = 500
 #: Characters at each edge that make the opening and closing blocks.
 EDGE_CHARS = 48
-#: Hash buckets per block (a power of two). Collisions between a few hundred distinct n-grams in
-#: 1,024 buckets only blur similarities a little; they never break the test's validity.
+#: Hash buckets of the content block, as a power of two. Collisions between a few hundred
+#: distinct n-grams in 1,024 buckets only blur similarities a little; they never break the
+#: test's validity.
 BUCKETS_BITS = 10
+#: The same for the opening and closing blocks (at most ~50 n-grams each).
+EDGE_BUCKETS_BITS = 8
 
 #: Block weights: (content, opening, closing, shape). Sum to 1 so that k(x, x) = 1.
 WEIGHTS = (0.4, 0.25, 0.15, 0.2)
@@ -61,6 +67,7 @@ _MARKUP = re.compile(r"^\s*#{1,6}\s+\S|\*\*\S", re.MULTILINE)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\s*\n\s*")
 
+_JSON_SLOTS = {"none": 0, "pure": 1, "fenced": 2, "in_prose": 2}
 # Shape attributes: each one-hot group gets this many slots.
 _SHAPE_SLOTS = (16, 6, 2, 2, 2, 3, 4, 2)
 
@@ -83,8 +90,8 @@ def featurise(answers: Sequence[str]) -> list[NDArray[np.float64]]:
     edges = [_edge_sentences(a) for a in capped]
     return [
         _ngram_block([normalise(a) for a in capped], n=4, salt=1),
-        _ngram_block([first for first, _ in edges], n=3, salt=2),
-        _ngram_block([last for _, last in edges], n=3, salt=3),
+        _ngram_block([first for first, _ in edges], n=3, salt=2, bits=EDGE_BUCKETS_BITS),
+        _ngram_block([last for _, last in edges], n=3, salt=3, bits=EDGE_BUCKETS_BITS),
         _shape_block(capped),
     ]
 
@@ -96,15 +103,23 @@ def _edge_sentences(text: str) -> tuple[str, str]:
     sentence of its own, so the shifted answers' first (last) sentences are alike *whatever the
     answer was*, while a fixed window would mix the preamble with each answer's own words.
     """
-    pieces = [p for p in _SENTENCE.split(text.strip()) if p.strip()]
-    if not pieces:
+    stripped = text.strip()
+    if not stripped:
         return "", ""
-    return normalise(pieces[0])[:EDGE_CHARS], normalise(pieces[-1])[-EDGE_CHARS:]
+    # Only the edges are split: the cost must not grow with the answer's length.
+    first = _SENTENCE.split(stripped[: 4 * EDGE_CHARS], maxsplit=1)[0]
+    last = _SENTENCE.split(stripped[-4 * EDGE_CHARS :])[-1]
+    return normalise(first)[:EDGE_CHARS], normalise(last)[-EDGE_CHARS:]
 
 
 def grams(blocks: Sequence[NDArray[np.float64]]) -> list[NDArray[np.float64]]:
     """One kernel matrix per block: cosine similarities in [0, 1]."""
-    return [b @ b.T for b in blocks]
+    import numpy as np
+
+    # einsum, not ``b @ b.T``: for matrices this small, BLAS's thread pool costs more than the
+    # product (measured on a loaded 2-core machine: 3.1 ms of CPU per matrix against 0.4 ms);
+    # float32 halves that again, and similarities need no more than 7 digits.
+    return [np.einsum("ik,jk->ij", b, b).astype(np.float64) for b in blocks]
 
 
 def combined(kernels: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
@@ -113,11 +128,13 @@ def combined(kernels: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
     return total
 
 
-def _ngram_block(texts: Sequence[str], *, n: int, salt: int) -> NDArray[np.float64]:
+def _ngram_block(
+    texts: Sequence[str], *, n: int, salt: int, bits: int = BUCKETS_BITS
+) -> NDArray[np.float64]:
     """Hashed, square-rooted, L2-normalised character n-gram counts, one row per text."""
     import numpy as np
 
-    buckets = 1 << BUCKETS_BITS
+    buckets = 1 << bits
     rows = len(texts)
     # \x02 and \x03 mark each text's start and end: short texts still yield n-grams, and the
     # n-grams at the edges differ from the same letters inside a text.
@@ -125,22 +142,20 @@ def _ngram_block(texts: Sequence[str], *, n: int, salt: int) -> NDArray[np.float
     lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=rows)
     data = np.frombuffer(b"".join(encoded), dtype=np.uint8).astype(np.uint64)
     ends = np.cumsum(lengths)
-    starts = ends - lengths
     windows = len(data) - n + 1
-    counts = np.zeros(rows * buckets)
-    if windows > 0:
-        h = np.full(windows, salt, dtype=np.uint64)
-        prime = np.uint64(1_099_511_628_211)  # FNV-style multiplier; wraps mod 2**64
-        for j in range(n):
-            h = h * prime + data[j : j + windows]
-        # Multiply-shift: the top bits of h * odd constant are a good bucket index.
-        bucket = (h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - BUCKETS_BITS)
-        row = np.repeat(np.arange(rows), lengths)[:windows]
-        valid = np.arange(windows) + n <= ends[row]
-        index = row[valid] * buckets + bucket[valid].astype(np.int64)
-        counts = np.bincount(index, minlength=rows * buckets).astype(np.float64)
+    if windows <= 0:
+        return np.zeros((rows, buckets))
+    h = np.full(windows, salt, dtype=np.uint64)
+    prime = np.uint64(1_099_511_628_211)  # FNV-style multiplier; wraps mod 2**64
+    for j in range(n):
+        h = h * prime + data[j : j + windows]
+    # Multiply-shift: the top bits of h * odd constant are a good bucket index.
+    bucket = (h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+    row = np.repeat(np.arange(rows), lengths)[:windows]
+    valid = np.arange(windows) + n <= ends[row]  # the n-gram stays inside its own text
+    index = row[valid] * buckets + bucket[valid].astype(np.int64)
+    counts = np.bincount(index, minlength=rows * buckets).astype(np.float64)
     matrix = np.sqrt(counts.reshape(rows, buckets))
-    del starts
     return _unit_rows(matrix)
 
 
@@ -157,8 +172,6 @@ def _shape_block(texts: Sequence[str]) -> NDArray[np.float64]:
 
 def _shape_slots(text: str) -> list[int]:
     """Which one-hot slot each shape attribute of ``text`` takes (global column indices)."""
-    import math
-
     words = len(text.split())
     # Extra UTF-8 bytes per character: 0 for ASCII, ~0.05 for accented Latin, 1-2 for other
     # scripts. A cheap stand-in for "which script", with no loop over characters.
@@ -182,15 +195,13 @@ def _shape_slots(text: str) -> list[int]:
 
 
 def _json_kind(stripped: str) -> int:
-    """0 = no JSON, 1 = the answer is JSON, 2 = JSON inside prose (cheap bracket check)."""
-    from promptcanary.core.behaviour.properties import json_kind
-
-    return {"none": 0, "pure": 1, "in_prose": 2}[json_kind(stripped)]
+    """0 = no JSON, 1 = the answer is JSON, 2 = JSON inside prose or a fence."""
+    return _JSON_SLOTS[json_kind(stripped)]
 
 
 def _unit_rows(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
     import numpy as np
 
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    result: NDArray[np.float64] = matrix / np.where(norms == 0, 1.0, norms)
+    result: NDArray[np.float64] = (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
     return result

@@ -29,15 +29,32 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+#: Correction across prompts (see :func:`adjust`).
+Method = Literal["bh", "holm"]
+
 #: Permutations of a full test (p-values down to 1/1001 ≈ 0.001: with 20 prompts, the
 #: Benjamini–Hochberg threshold for one flagged prompt is 0.05 / 20 = 0.0025).
 DEFAULT_PERMUTATIONS = 1000
+#: Smallest effect a flagged prompt must show (the answer test's counterpart of the probes'
+#: ``min_effect``). Measured on ``benchmarks/behaviour_drift.py``: under paraphrase noise 95 % of
+#: prompts show an effect below 0.22 (10 vs 30 answers), a 70 % chatty shift shows 0.35 or more
+#: in 95 % of cases; the floor removes about half of the wrongly named prompts that
+#: Benjamini–Hochberg lets through next to real changes, at little cost in detection.
+MIN_EFFECT = 0.2
+#: Early stopping: (permutations, bound). The test starts with the first stage's permutations;
+#: while the p-value so far is at most the stage's bound it moves to the next stage's count,
+#: and past the last stage to all ``permutations``. With 1,000 permutations a prompt under no
+#: change costs 200 permutations 90 % of the time; with 40,000 (1,000 prompts at alpha 0.05
+#: need p-values down to 0.05 / 2,000) only about 1 % of prompts pay for them all.
+STAGES = ((200, 0.1), (1000, 0.01))
+EARLY_PERMUTATIONS = STAGES[0][0]
+EARLY_STOP_P = STAGES[0][1]
 
 
 @dataclass(frozen=True)
@@ -62,7 +79,8 @@ class AnswerTest:
     permutations: the share of them that reach the largest statistic seen); 1.0 when not
     testable. Pairs with ``min_p_value > alpha`` can never be flagged."""
     permutations: int
-    """Permutations drawn (0 when not testable)."""
+    """Permutations used: all of them, or fewer when the p-value was already above a stage's
+    bound (:data:`STAGES`; 0 when not testable)."""
 
 
 def answer_test(
@@ -108,25 +126,25 @@ def test_kernels(
     if n < 2 or m < 2:
         return _untestable(n, m)
     observed_a = np.concatenate([np.full(n, 1.0 / n), np.full(m, -1.0 / m)])
-    a = np.vstack([observed_a, _assignments(n, m, permutations, seed)])
-    # Row 0 is the observed split, rows 1.. the permutations: MMD² per kernel and split.
-    stats = np.stack([((a @ k) * a).sum(axis=1) for k in kernels])
-    # Rounding makes splits that differ only by float noise (tied answers) tie exactly.
-    stats = np.round(stats, 12)
-    if not stats.any():
+    drawn = _assignments(n, m, permutations, seed)
+    used = min(permutations, STAGES[0][0])
+    result = _permutation_p(kernels, observed_a, drawn[:used])
+    if result is None:
         return _untestable(n, m)  # every split looks the same: nothing can differ
-    # Each kernel's statistic standardised over the P + 1 splits (its mean and spread there),
-    # then the largest over kernels: a preamble shows in the opening kernel, an added paragraph
-    # in the content kernel, and the maximum picks whichever moved (MMDAgg-style aggregation,
-    # Schrab et al. 2023). The standardisation is a symmetric function of the P + 1 splits, so
-    # the observed split stays exchangeable with the permuted ones and the p-value exact. (Ranks
-    # instead of z-scores would tie at the top — one split per kernel — and floor the p-value
-    # at kernels / (P + 1).)
-    spread = stats.std(axis=1, keepdims=True)
-    z = (stats - stats.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, np.inf)
-    best = np.round(z.max(axis=0), 9)
-    p_value = np.count_nonzero(best >= best[0]) / (permutations + 1)
-    min_p = np.count_nonzero(best >= best.max()) / (permutations + 1)
+    # Early stop (STAGES): a prompt whose p-value over the permutations so far is above the
+    # stage's bound cannot end near any level a decision uses; only the others pay for more
+    # permutations. Reporting the early p-value is valid for every level below the first
+    # bound a prompt stopped at: the result is at most such a level only when the
+    # full-permutation p-value is (up to Monte Carlo error for levels between the bounds).
+    p_value, min_p = result
+    next_sizes = [size for size, _ in STAGES[1:]] + [permutations]
+    for (_, bound), size in zip(STAGES, next_sizes):
+        if used >= permutations or p_value > bound:
+            break
+        used = min(permutations, size)
+        result = _permutation_p(kernels, observed_a, drawn[:used])
+        assert result is not None  # more splits of the same answers: still not all alike
+        p_value, min_p = result
     k = combined(kernels)
     return AnswerTest(
         p_value=float(p_value),
@@ -136,7 +154,41 @@ def test_kernels(
         n_current=m,
         testable=True,
         min_p_value=float(min_p),
-        permutations=permutations,
+        permutations=used,
+    )
+
+
+def _permutation_p(
+    kernels: Sequence[NDArray[np.float64]],
+    observed_a: NDArray[np.float64],
+    drawn: NDArray[np.float64],
+) -> tuple[float, float] | None:
+    """(p-value, smallest attainable p-value) over the observed split and ``drawn``; None when
+    every split gives the same statistics."""
+    import numpy as np
+
+    a = np.vstack([observed_a, drawn])
+    # Row 0 is the observed split, rows 1.. the permutations: MMD² per kernel and split.
+    # Rounding makes splits that differ only by float noise (tied answers) tie exactly.
+    # einsum instead of ``a @ k``: single-threaded, no BLAS thread pool (see features.grams).
+    stats = np.stack([(np.einsum("pi,ij->pj", a, k) * a).sum(axis=1) for k in kernels])
+    stats = np.round(stats, 12)
+    if not stats.any():
+        return None
+    # Each kernel's statistic standardised over the splits (its mean and spread there), then
+    # the largest over kernels: a preamble shows in the opening kernel, an added paragraph in
+    # the content kernel, and the maximum picks whichever moved (MMDAgg-style aggregation,
+    # Schrab et al. 2023). The standardisation is a symmetric function of the splits, so the
+    # observed split stays exchangeable with the permuted ones and the p-value exact. (Ranks
+    # instead of z-scores would tie at the top — one split per kernel — and floor the p-value
+    # at kernels / (P + 1).)
+    spread = stats.std(axis=1, keepdims=True)
+    z = (stats - stats.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, np.inf)
+    best = np.round(z.max(axis=0), 9)
+    splits = a.shape[0]
+    return (
+        float(np.count_nonzero(best >= best[0]) / splits),
+        float(np.count_nonzero(best >= best.max()) / splits),
     )
 
 
@@ -178,13 +230,53 @@ def _untestable(n: int, m: int) -> AnswerTest:
     )
 
 
-def adjust(tests: Sequence[AnswerTest], *, alpha: float = 0.05) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values across prompts, same order — the correction the
-    probe verdicts use (:func:`promptcanary.core.verdict.stats.testable_bh_adjust`): prompts
-    whose ``min_p_value`` exceeds ``alpha`` (untestable ones included) get 1.0 and do not count
-    in m. Compare the result with ``alpha``."""
-    from promptcanary.core.verdict.stats import testable_bh_adjust
+def adjust(
+    tests: Sequence[AnswerTest], *, alpha: float = 0.05, method: Method = "bh"
+) -> list[float]:
+    """Adjusted p-values across prompts, same order; compare them with ``alpha``.
 
-    return testable_bh_adjust(
-        [t.p_value for t in tests], [t.min_p_value for t in tests], alpha=alpha
-    )
+    ``method="bh"`` (default) is the correction the probe verdicts use
+    (:func:`promptcanary.core.verdict.stats.testable_bh_adjust`): Benjamini–Hochberg over the
+    prompts whose ``min_p_value`` can reach ``alpha`` — the others (untestable ones included) get
+    1.0 and do not count in m. It bounds the share of wrongly named prompts *among the flagged
+    ones*. ``method="holm"`` (Holm's step-down over the same testable prompts) bounds the chance
+    of naming *any* unchanged prompt, at some cost in detection; see ``docs/behaviour.md`` for
+    both measured.
+    """
+    if method == "bh":
+        from promptcanary.core.verdict.stats import testable_bh_adjust
+
+        return testable_bh_adjust(
+            [t.p_value for t in tests], [t.min_p_value for t in tests], alpha=alpha
+        )
+    if method != "holm":
+        raise ValueError(f"unknown method {method!r}; use 'bh' or 'holm'")
+    testable = [i for i, t in enumerate(tests) if t.min_p_value <= alpha]
+    adjusted = [1.0] * len(tests)
+    running = 0.0
+    order = sorted(testable, key=lambda i: tests[i].p_value)
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * tests[i].p_value))
+        adjusted[i] = running
+    return adjusted
+
+
+def flag(
+    tests: Sequence[AnswerTest],
+    *,
+    alpha: float = 0.05,
+    min_effect: float = MIN_EFFECT,
+    method: Method = "bh",
+) -> list[bool]:
+    """Which prompts show a behaviour change, same order: adjusted p-value (:func:`adjust`) at
+    most ``alpha`` and effect at least ``min_effect``."""
+    adjusted = adjust(tests, alpha=alpha, method=method)
+    return [p <= alpha and t.effect >= min_effect for p, t in zip(adjusted, tests)]
+
+
+def permutations_for(prompts: int, *, alpha: float = 0.05) -> int:
+    """Permutations that let a single changed prompt among ``prompts`` reach the
+    Benjamini–Hochberg level ``alpha / prompts`` with room to spare (smallest p-value at most
+    half of it), and never fewer than :data:`DEFAULT_PERMUTATIONS`. Early stopping keeps the
+    cost of large counts to the few prompts that look changed."""
+    return max(DEFAULT_PERMUTATIONS, math.ceil(2 * max(prompts, 1) / alpha) - 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,9 +28,13 @@ MIN_SHARE_CHANGE = 0.3
 #: side has it in at most :data:`MAX_RARE_SHARE`: "appeared" and "vanished" mean what they say.
 MIN_COMMON_SHARE = 0.3
 MAX_RARE_SHARE = 0.15
-#: Characters of a mode's phrase shown; short phrases ("Sure!") take the next sentence too.
+#: Characters of a mode's phrase shown.
 PHRASE_CHARS = 60
-SHORT_PHRASE = 20
+#: An opening of at most this many words followed by another as short is shown with it:
+#: "Sure! Great question." rather than "Sure!".
+SHORT_PHRASE_WORDS = 3
+#: Variant phrases kept on a merged mode.
+MAX_VARIANTS = 2
 
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\s*\n\s*")
 _KEY_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -52,6 +56,9 @@ class Mode:
     """Share of current answers in this mode."""
     example: str
     """One whole answer of the mode (clipped), from the side where it is common."""
+    variants: tuple[str, ...] = ()
+    """Other phrases merged into this mode (novel openings/closings: "Great question!" next to
+    "Sure! Happy to help."), most frequent first, at most :data:`MAX_VARIANTS`."""
 
     @property
     def change(self) -> Literal["appeared", "vanished"]:
@@ -68,48 +75,119 @@ def find_modes(
     baseline: Sequence[str], current: Sequence[str], *, example_chars: int = 160
 ) -> list[Mode]:
     """Modes whose share moved materially, openings first, largest change first."""
+    if not baseline or not current:
+        return []
     modes: list[Mode] = []
     for edge in ("opening", "closing"):
         b_keys = [_edge_key(a, edge) for a in baseline]
         c_keys = [_edge_key(a, edge) for a in current]
-        b_counts, c_counts = Counter(k for k, _ in b_keys if k), Counter(k for k, _ in c_keys if k)
-        for key in sorted(set(b_counts) | set(c_counts)):
-            b_share = b_counts[key] / len(baseline) if baseline else 0.0
-            c_share = c_counts[key] / len(current) if current else 0.0
-            common, rare = max(b_share, c_share), min(b_share, c_share)
+        novel = _novel_mode(edge, b_keys, c_keys, current, example_chars)
+        b_all, c_all = Counter(k.key for k in b_keys), Counter(k.key for k in c_keys)
+        b_edge = Counter(k.key for k in b_keys if k.edge)
+        c_edge = Counter(k.key for k in c_keys if k.edge)
+        for key in sorted(set(b_edge) | set(c_edge)):
+            if novel and key not in b_all:
+                continue  # already part of the novel mode
+            # The common side counts only answers where the sentence is an edge of a longer
+            # answer; the rare side counts every answer with that sentence anywhere it is one.
+            appeared = c_edge[key] / len(current) - b_all[key] / len(baseline)
+            vanished = b_edge[key] / len(baseline) - c_all[key] / len(current)
+            if appeared >= vanished:
+                common, rare = c_edge[key] / len(current), b_all[key] / len(baseline)
+                side_keys, side = c_keys, current
+                b_share, c_share = rare, common
+            else:
+                common, rare = b_edge[key] / len(baseline), c_all[key] / len(current)
+                side_keys, side = b_keys, baseline
+                b_share, c_share = common, rare
             if common - rare < MIN_SHARE_CHANGE or common < MIN_COMMON_SHARE:
                 continue
             if rare > MAX_RARE_SHARE:
                 continue
-            side_keys, side = (c_keys, current) if c_share > b_share else (b_keys, baseline)
-            phrases = Counter(p for k, p in side_keys if k == key)
-            phrase = min(phrases.items(), key=lambda item: (-item[1], item[0]))[0]
-            example = next(a for (k, _), a in zip(side_keys, side) if k == key)
+            chosen = [(k, a) for k, a in zip(side_keys, side) if k.key == key and k.edge]
             modes.append(
                 Mode(
                     edge=edge,
-                    phrase=phrase,
+                    phrase=_ranked(k.phrase for k, _ in chosen)[0],
                     baseline_share=b_share,
                     current_share=c_share,
-                    example=clip(example, example_chars, flatten=True),
+                    example=clip(chosen[0][1], example_chars, flatten=True),
                 )
             )
+        if novel:
+            modes.append(novel)
     modes.sort(key=lambda m: (m.edge != "opening", -abs(m.current_share - m.baseline_share)))
     return modes
 
 
-def _edge_key(answer: str, edge: str) -> tuple[str, str]:
-    """(mode key, phrase shown) of an answer's first or last sentence; ("", "") when the answer
-    has fewer than two sentences."""
+def _novel_mode(
+    edge: Edge,
+    b_keys: Sequence[_EdgeKey],
+    c_keys: Sequence[_EdgeKey],
+    current: Sequence[str],
+    example_chars: int,
+) -> Mode | None:
+    """Current answers whose opening (closing) no baseline answer has, as one mode — when there
+    are materially more of them than a fresh baseline sample would bring.
+
+    Why merge: a model turning chatty rotates its preambles ("Sure! …", "Great question!",
+    "Absolutely!"); each alone may stay under the threshold while together they are 70 % of the
+    answers. The share expected under no change is the Good–Turing estimate — the share of
+    baseline answers whose key occurs once in the baseline — so a prompt whose answers always
+    vary (a poem) does not report its variety as a change.
+    """
+    seen = Counter(k.key for k in b_keys)
+    novel = [(k, a) for k, a in zip(c_keys, current) if k.edge and k.key not in seen]
+    share = len(novel) / len(current)
+    expected = sum(1 for count in seen.values() if count == 1) / len(b_keys)
+    if share < MIN_COMMON_SHARE or share - expected < MIN_SHARE_CHANGE:
+        return None
+    keys = Counter(k.key for k, _ in novel)
+    top = sorted(keys, key=lambda key: (-keys[key], key))
+    phrases = [_ranked(k.phrase for k, _ in novel if k.key == key)[0] for key in top]
+    example = next(a for k, a in novel if k.key == top[0])
+    return Mode(
+        edge=edge,
+        phrase=phrases[0],
+        baseline_share=0.0,
+        current_share=share,
+        example=clip(example, example_chars, flatten=True),
+        variants=tuple(phrases[1 : MAX_VARIANTS + 1]),
+    )
+
+
+def _ranked(phrases: Iterable[str]) -> list[str]:
+    """Distinct phrases, most frequent first (ties alphabetically: deterministic)."""
+    counts = Counter(phrases)
+    return sorted(counts, key=lambda p: (-counts[p], p))
+
+
+@dataclass(frozen=True)
+class _EdgeKey:
+    key: str
+    """Mode key: the sentence's first :data:`KEY_WORDS` words, lowercased."""
+    phrase: str
+    """The sentence as shown (a short one with the next short one)."""
+    edge: bool
+    """True when the answer has more sentences: the sentence is an edge, not the answer."""
+
+
+def _edge_key(answer: str, edge: str) -> _EdgeKey:
+    """The mode key of an answer's first or last sentence.
+
+    A single-sentence answer has a key too (so "Paris." followed by a new "Let me know…" is a new
+    closing, not a new opening) but does not make a mode by itself: its opening is the answer.
+    """
     parts = sentences(answer)
-    if len(parts) < 2:
-        return "", ""
+    if not parts:
+        return _EdgeKey("", "", edge=False)
     if edge == "opening":
         sentence = parts[0]
-        phrase = f"{parts[0]} {parts[1]}" if len(parts[0]) < SHORT_PHRASE else parts[0]
+        short = len(parts) > 1 and all(len(p.split()) <= SHORT_PHRASE_WORDS for p in parts[:2])
+        phrase = f"{parts[0]} {parts[1]}" if short else parts[0]
     else:
         sentence = parts[-1]
         phrase = parts[-1]
     words = _KEY_WORD.findall(sentence.lower())
     key = " ".join(words[:KEY_WORDS]) or sentence.strip()
-    return key, clip(phrase, PHRASE_CHARS, flatten=True)
+    return _EdgeKey(key, clip(phrase, PHRASE_CHARS, flatten=True), edge=len(parts) > 1)

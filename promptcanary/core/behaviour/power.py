@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from promptcanary.core.behaviour.mmd import DEFAULT_PERMUTATIONS
+from promptcanary.core.behaviour.mmd import permutations_for
 
 #: Detection probability the detectable share is stated for.
 POWER = 0.8
@@ -33,16 +33,19 @@ def detectable_share(
     *,
     alpha: float = 0.05,
     prompts: int = 1,
-    permutations: int = DEFAULT_PERMUTATIONS,
+    permutations: int | None = None,
 ) -> float | None:
     """Smallest share (to 0.01) of ``n_current`` answers with a new style that is flagged with
     probability ≥ :data:`POWER` (best case, see the module docstring); None when no share can be
-    (too few answers for the level)."""
+    (too few answers for the level). ``permutations`` defaults to
+    :func:`~promptcanary.core.behaviour.mmd.permutations_for` the prompt count."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     if n_baseline < 2 or n_current < 2 or prompts < 1:
         return None
     level = alpha / prompts
+    if permutations is None:
+        permutations = permutations_for(prompts, alpha=alpha)
     if 1 / (permutations + 1) > level:
         return None
     total = n_baseline + n_current
