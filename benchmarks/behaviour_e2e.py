@@ -67,7 +67,7 @@ def apply_change(s: AnswerScript, scenario: str) -> None:
 
 
 def run_scenario(scenario: str, baselines: int, checks: int, seed: int) -> dict[str, Any]:
-    alarms = caught = all_named = wrong = 0
+    alarms = caught = all_named = wrong = any_named = 0
     recall_hits = 0
     requests: list[float] = []
     seconds: list[float] = []
@@ -104,6 +104,7 @@ def run_scenario(scenario: str, baselines: int, checks: int, seed: int) -> dict[
                         recall_hits += len(named & shifted)
                         wrong += bool(named - shifted)
                         caught += bool(named & shifted) and not named - shifted
+                        any_named += bool(named & shifted)
                         all_named += named == shifted
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -117,6 +118,7 @@ def run_scenario(scenario: str, baselines: int, checks: int, seed: int) -> dict[
     if scenario == "paraphrase":
         out["false_alarm_runs"] = alarms / n
     else:
+        out["any_shifted_named"] = any_named / n
         out["caught_only_shifted"] = caught / n
         out["all_shifted_named"] = all_named / n
         out["per_prompt_recall"] = recall_hits / (n * SHIFTED)

@@ -242,7 +242,7 @@ def test_plan_states_what_the_answer_test_detects(project: Path) -> None:
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Behaviour changes"))
     # samples: auto: 10 confirmation answers against half of the 30-sample baseline, at alpha
     # over the 10 of 20 prompts expected to reach confirmation.
-    assert "10 fresh confirmation answers against 15 baseline answers" in line
+    assert "10 fresh confirmation answers against 20 baseline answers" in line
     assert "tested at 0.005" in line and "% of answers (or more) is caught" in line
     fixed = suite_yaml().replace("samples: auto", "samples: 20")
     (project / "canary.yaml").write_text(fixed, encoding="utf-8")

@@ -5,7 +5,8 @@ For every prompt present on both sides with the same text, not edited, not opted
 (:func:`promptcanary.core.behaviour.answer_test`) asks whether the current answers come from the
 baseline's distribution. The p-values are corrected across the tested prompts with
 Benjamini–Hochberg, as the probe verdicts are, and a prompt is a behaviour change when its
-adjusted p-value is below the suite's ``alpha``. Each change is then described in words
+adjusted p-value is at most the suite's ``alpha`` and its effect reaches the engine's floor
+(:func:`promptcanary.core.behaviour.flag`). Each change is then described in words
 (:func:`promptcanary.core.behaviour.describe_change`).
 
 In an adaptive run only the prompts whose *screening* answers looked different were sent to
@@ -35,7 +36,6 @@ from promptcanary.core.models import (
 from promptcanary.core.text import clip
 
 __all__ = [
-    "PERMUTATIONS",
     "answers_by_prompt",
     "attribute",
     "behaviour_changes",
@@ -43,8 +43,6 @@ __all__ = [
     "testable_prompts",
 ]
 
-#: Permutations of the answer test's null distribution (fixed seed: a report is reproducible).
-PERMUTATIONS = 1000
 _EXAMPLE_CHARS = 300
 _PROMPT_CHARS = 300
 
@@ -97,8 +95,14 @@ def behaviour_changes(
     alpha: float,
 ) -> tuple[list[BehaviourChange], int]:
     """(the prompts whose answers changed, most significant first; how many prompts were tested)."""
-    from promptcanary.core.behaviour import adjust, answer_test, describe_change
-    from promptcanary.core.behaviour.adaptive import confirm
+    from promptcanary.core.behaviour import (
+        adjust,
+        answer_test,
+        confirm,
+        describe_change,
+        flag,
+        permutations_for,
+    )
 
     candidates = testable_prompts(baseline, current, suite_changes)
     if not candidates:
@@ -112,24 +116,29 @@ def behaviour_changes(
     else:
         cur_answers = answers_by_prompt(current.llm_responses)
 
+    # Enough permutations for one changed prompt among all of them to clear the correction
+    # (early stopping keeps the unchanged ones cheap).
+    permutations = permutations_for(len(candidates), alpha=alpha)
     tested: list[tuple[str, Any]] = []
     for prompt_id in candidates:
         b, c = base_answers.get(prompt_id, []), cur_answers.get(prompt_id, [])
         if len(b) < 2 or len(c) < 2:
             continue
         if record is not None:
-            result = confirm(b, c, permutations=PERMUTATIONS, seed=0)
+            result = confirm(b, c, permutations=permutations, seed=0)
         else:
-            result = answer_test(b, c, permutations=PERMUTATIONS, seed=0)
+            result = answer_test(b, c, permutations=permutations, seed=0)
         if result.testable:
             tested.append((prompt_id, result))
     if not tested:
         return [], 0
-    adjusted = adjust([t for _, t in tested], alpha=alpha)
+    tests = [t for _, t in tested]
+    adjusted = adjust(tests, alpha=alpha)
+    flagged = flag(tests, alpha=alpha)
     texts = {p.id: p.text for p in current.prompts}
     changes = []
-    for (prompt_id, result), p_adj in zip(tested, adjusted):
-        if p_adj >= alpha:
+    for (prompt_id, result), p_adj, changed in zip(tested, adjusted, flagged):
+        if not changed:
             continue
         # The description compares the baseline's own answers with the current ones: the
         # reader asks "what did it say then, what does it say now".

@@ -7,7 +7,7 @@ with the wanted power at given sample sizes and test level; this module only pic
 and that level the way ``compare`` will test:
 
 * a fixed count: every answer of both sides, level ``alpha`` over the suite's prompts;
-* ``samples: auto``: the fresh confirmation answers against the half of the baseline the
+* ``samples: auto``: the fresh confirmation answers against the part of the baseline the
   screening did not use, level ``alpha`` over the prompts expected to reach confirmation.
 """
 
@@ -36,7 +36,7 @@ class BehaviourPlan:
         """The plan as plain text lines."""
         how = (
             f"{self.n_current} fresh confirmation answers against {self.n_baseline} baseline "
-            "answers (the half the screening did not use)"
+            "answers (the part the screening did not use)"
             if self.adaptive
             else f"{self.n_current} answers against {self.n_baseline} baseline answers"
         )
@@ -62,12 +62,19 @@ def plan_behaviour(
     prompts: int | None,
 ) -> BehaviourPlan:
     """The detectable share for a fixed count (``samples``) or ``samples: auto`` (None)."""
-    from promptcanary.core.behaviour import CONFIRMATION_SAMPLES, SCREEN_ALPHA, detectable_share
+    from promptcanary.core.behaviour import (
+        CONFIRMATION_SAMPLES,
+        SCREEN_ALPHA,
+        detectable_share,
+        split_baseline,
+    )
     from promptcanary.core.behaviour.power import POWER
 
     m = max(prompts or 1, 1)
     if samples is None:
-        n_base, n_cur = baseline_samples // 2, CONFIRMATION_SAMPLES
+        # The deciding test sees the baseline part the screening did not use.
+        n_base = len(split_baseline(range(baseline_samples))[1])  # type: ignore[arg-type]
+        n_cur = CONFIRMATION_SAMPLES
         corrected = max(1, round(SCREEN_ALPHA * m))
     else:
         n_base, n_cur = samples, samples
