@@ -19,6 +19,7 @@ from promptcanary.core.behaviour.adaptive import (
     SCREEN_ALPHA,
     SCREEN_PERMUTATIONS,
     SCREENING_SAMPLES,
+    TOPUP_SAMPLES,
     confirm,
     needs_confirmation,
     screen,
@@ -44,6 +45,7 @@ from promptcanary.core.behaviour.power import detectable_effect, detectable_shar
 
 __all__ = [
     "CONFIRMATION_SAMPLES",
+    "TOPUP_SAMPLES",
     "DEFAULT_PERMUTATIONS",
     "MIN_EFFECT",
     "SCREENING_SAMPLES",
