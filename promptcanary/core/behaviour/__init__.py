@@ -45,12 +45,12 @@ from promptcanary.core.behaviour.power import detectable_effect, detectable_shar
 
 __all__ = [
     "CONFIRMATION_SAMPLES",
-    "TOPUP_SAMPLES",
     "DEFAULT_PERMUTATIONS",
     "MIN_EFFECT",
     "SCREENING_SAMPLES",
     "SCREEN_ALPHA",
     "SCREEN_PERMUTATIONS",
+    "TOPUP_SAMPLES",
     "AnswerTest",
     "BehaviourDescription",
     "DiffSegment",
