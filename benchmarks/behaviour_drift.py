@@ -8,6 +8,8 @@ and fresh check answers, tests each prompt with :func:`answer_test`, corrects ac
 * ``fixed``    — 10 check answers per prompt, each tested against the 30 baseline answers;
 * ``adaptive`` — the scheme of :mod:`promptcanary.core.behaviour.adaptive` (screen 3 answers
   against half the baseline, confirm with 10 fresh answers against the other half);
+* ``topup``    — no selection: the 3 screening answers plus fresh ones up to 12, all tested
+  against the whole baseline (``TOPUP_SAMPLES``);
 * ``adaptive-whole`` / ``adaptive-pooled`` — the same selection, but confirming against the whole
   baseline (and, pooled, with the screening answers added to it): the alternatives the split
   was chosen over.
@@ -42,6 +44,8 @@ FIXED = 10
 #: The prompts that shift in the detection scenarios (a short fact, code, a list).
 SHIFTED = ("capital-france", "reverse-string", "primary-colors")
 ONE_WORD = ("sentiment", "translate-hello", "multiply")
+#: The adaptive scheme's settings (command-line overridable, to compare choices).
+SETTINGS = {"screen_alpha": scheme.SCREEN_ALPHA, "confirmation": scheme.CONFIRMATION_SAMPLES}
 
 
 @dataclass
@@ -83,15 +87,22 @@ def check_run(
             continue
         screening = draw(scheme.SCREENING_SAMPLES, 2)
         requests += len(screening)
+        if scheme_name == "topup":
+            # No selection: every prompt is topped up to TOPUP answers, all tested.
+            fresh = draw(scheme.TOPUP_SAMPLES - len(screening), 3)
+            requests += len(fresh)
+            tests.append(answer_test(baseline, [*screening, *fresh], seed=seed))
+            ids.append(pid)
+            continue
         if scheme_name == "adaptive":
             screened = scheme.screen(baseline, screening, seed=seed)
         else:
             screened = answer_test(
                 baseline, screening, permutations=scheme.SCREEN_PERMUTATIONS, seed=seed
             )
-        if not scheme.needs_confirmation(screened):
+        if not scheme.needs_confirmation(screened, screen_alpha=SETTINGS["screen_alpha"]):
             continue
-        fresh = draw(scheme.CONFIRMATION_SAMPLES, 3)
+        fresh = draw(int(SETTINGS["confirmation"]), 3)
         requests += len(fresh)
         if scheme_name == "adaptive":
             tests.append(scheme.confirm(baseline, fresh, seed=seed))
@@ -162,12 +173,19 @@ def main() -> None:
     parser.add_argument("--limits-runs", type=int, default=200, help="runs per limit scenario")
     parser.add_argument("--schemes", default="fixed,adaptive", help="comma-separated schemes")
     parser.add_argument("--skip-cpu", action="store_true")
+    parser.add_argument("--screen-alpha", type=float, default=scheme.SCREEN_ALPHA)
+    parser.add_argument("--confirmation", type=int, default=scheme.CONFIRMATION_SAMPLES)
+    parser.add_argument("--screen-every", type=int, default=scheme.SCREEN_EVERY)
     args = parser.parse_args()
+    scheme.SCREEN_EVERY = args.screen_every
+    SETTINGS.update(screen_alpha=args.screen_alpha, confirmation=args.confirmation)
     schemes = args.schemes.split(",")
     print(f"# {' '.join(['python', *sys.argv])}")
     print(
         f"20 prompts, {BASELINE}-answer baselines, alpha {ALPHA} (BH across prompts); "
-        f"shifted prompts: {', '.join(SHIFTED)}\n"
+        f"shifted prompts: {', '.join(SHIFTED)}; adaptive: screening "
+        f"{scheme.SCREENING_SAMPLES}, screen alpha {args.screen_alpha:g}, "
+        f"confirmation {args.confirmation}, baseline screening part 1/{args.screen_every}\n"
     )
     print(
         "| scenario | scheme | flagged: all 3 shifted / any run | any shifted | "
@@ -181,6 +199,8 @@ def main() -> None:
     for name in schemes:
         out = scenario(args.runs, name, shifted=SHIFTED, share=0.7)
         print(row("chatty shift, 3 of 20 prompts, 70 %", name, out, shifted=True), flush=True)
+    if args.limits_runs <= 0:
+        return
     print("\nWhere it stops working\n")
     print(
         "| scenario | scheme | all shifted flagged | any shifted | "

@@ -1,4 +1,11 @@
-"""The answer test inside ``samples: auto``: screen every prompt, confirm the ones that look moved.
+"""The answer test inside ``samples: auto``: two schemes.
+
+**Top-up** (:data:`TOPUP_SAMPLES`; recommended): every prompt's screening answers are topped up
+with fresh ones to 12 and all are tested against the whole baseline — exact, 12 requests per
+prompt, and the scheme that meets the issue's targets in ``benchmarks/behaviour_drift.py``.
+
+**Selective** (below): screen every prompt, confirm the ones that look moved — fewer requests
+(about 9 per prompt under no change), less detection. ``docs/behaviour.md`` has both measured.
 
 1. **Screening.** The screening samples every prompt gets anyway (3 by default) are tested against
    every third baseline answer (:func:`split_baseline`) with :data:`SCREEN_PERMUTATIONS`
@@ -20,7 +27,7 @@ the confirmation: the confirmation p-value is exact whatever was selected. Measu
 against the alternatives (whole baseline; baseline + screening pooled), see ``docs/behaviour.md``.
 
 Expected requests per prompt when nothing changed: ``screening + SCREEN_ALPHA × confirmation``
-at most (the screening p-value is uniform or larger under no change): 3 + 0.5 × 10 = 8.
+at most (the screening p-value is uniform or larger under no change): 3 + 0.6 × 12 = 10.2.
 """
 
 from __future__ import annotations
@@ -32,9 +39,14 @@ from promptcanary.core.behaviour.mmd import DEFAULT_PERMUTATIONS, AnswerTest, an
 #: Screening samples per prompt the scheme was measured with (the suite's ``screening``).
 SCREENING_SAMPLES = 3
 #: Screening p-value at or below which a prompt is confirmed.
-SCREEN_ALPHA = 0.5
+SCREEN_ALPHA = 0.6
 #: Fresh samples a confirmed prompt gets.
-CONFIRMATION_SAMPLES = 10
+CONFIRMATION_SAMPLES = 12
+#: The alternative without selection ("top-up"): every prompt's screening answers are topped up
+#: with fresh ones to this many, and all of them are tested against the whole baseline. No
+#: selection, so no split is needed and the test is exact; it costs this many requests per
+#: prompt whatever happened, and detects more (docs/behaviour.md has both measured).
+TOPUP_SAMPLES = 12
 #: Every SCREEN_EVERY-th baseline answer is kept for screening; the rest decide.
 SCREEN_EVERY = 3
 #: Permutations of the screening test (its p-value is only compared with SCREEN_ALPHA).

@@ -86,7 +86,7 @@ def _is_json_container(text: str) -> bool:
 
 def refusal(text: str) -> str | None:
     """The refusal phrase in an answer (the ``refusal`` probe's patterns), else None."""
-    from promptcanary.core.probes.safety import find_refusal_text
+    from promptcanary.core.refusals import find_refusal_text
 
     return find_refusal_text(text)
 
