@@ -240,10 +240,14 @@ def test_plan_states_what_the_answer_test_detects(project: Path) -> None:
     proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Behaviour changes"))
-    # samples: auto: 10 confirmation answers against half of the 30-sample baseline, at alpha
-    # over the 10 of 20 prompts expected to reach confirmation.
-    assert "10 fresh confirmation answers against 20 baseline answers" in line
-    assert "tested at 0.005" in line and "% of answers (or more) is caught" in line
+    # samples: auto: the confirmation answers against the two thirds of the 30-sample baseline
+    # the screening did not use, at alpha over the prompts expected to reach confirmation.
+    from promptcanary.core.behaviour import CONFIRMATION_SAMPLES, SCREEN_ALPHA
+
+    expected = f"{CONFIRMATION_SAMPLES} fresh confirmation answers against 20 baseline answers"
+    assert expected in line
+    assert f"tested at {0.05 / round(SCREEN_ALPHA * 20):.2g}:" in line
+    assert "% of answers (or more) is caught" in line
     fixed = suite_yaml().replace("samples: auto", "samples: 20")
     (project / "canary.yaml").write_text(fixed, encoding="utf-8")
     proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
