@@ -131,14 +131,14 @@ def measure_adaptive(
 def _confirm_behaviour(
     prompt_ids: list[str], drawn: Counter[str], draw: Draw, policy: AdaptivePolicy
 ) -> str | None:
-    """Fresh answers for the prompts whose screening answers looked different: one round of
-    ``batch`` each (what probe confirmation already drew counts), never past ``cap``."""
+    """Fresh answers for the prompts whose screening answers looked different: the engine's
+    ``CONFIRMATION_SAMPLES`` each, never past ``cap``. A prompt the probes' confirmation already
+    drew for is tested on those answers (any count keeps the test exact) and costs nothing more."""
     target = min(CONFIRMATION_SAMPLES, policy.cap)
     rounds: dict[tuple[int, int], list[str]] = {}
     for prompt_id in prompt_ids:
-        count = target - drawn[prompt_id]
-        if count > 0:
-            rounds.setdefault((count, policy.screening + drawn[prompt_id]), []).append(prompt_id)
+        if drawn[prompt_id] == 0:
+            rounds.setdefault((target, policy.screening), []).append(prompt_id)
     for (count, offset), ids in rounds.items():
         _, stopped = draw(ids, count, offset)
         for prompt_id in ids:
