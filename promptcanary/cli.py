@@ -299,6 +299,14 @@ def compare(
             "baseline (require a new baseline with every suite edit).",
         ),
     ] = False,
+    fail_on_behaviour_change: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-behaviour-change",
+            help="Exit 1 when the answers of some prompt changed although every probe held "
+            "(reported, severity low, but not failing by default).",
+        ),
+    ] = False,
     regression_threshold: Annotated[
         float | None, typer.Option(help="Min score drop for a regression [default: 0.05].")
     ] = None,

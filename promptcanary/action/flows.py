@@ -210,9 +210,14 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
         s.config.fail_on_severity == "never"
         or drift_over_threshold(report, s.config.fail_on_severity)
     )
-    if over:
+    # A behaviour change is what a watch is for (the provider swapped the model behind the
+    # name): it opens the issue even when every probe held.
+    if over or report.behaviour_changed:
         body = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET)
-        body = render.fit_body(render.watch_issue_markdown(body, marker, s.where), s.where)
+        body = render.watch_issue_markdown(
+            body, marker, s.where, provider_line=render.watch_provider_line(report)
+        )
+        body = render.fit_body(body, s.where)
         files.write(".issue.md", body)
         ref = s.call_github(
             "open or update the watch issue",

@@ -52,11 +52,12 @@ def overrides_for(config: ActionConfig) -> pipeline.Overrides:
 
 def gate_policy(config: ActionConfig) -> pipeline.GatePolicy:
     """When the check fails: ``fail-on-severity``, ``fail-on-inconclusive``,
-    ``fail-on-suite-change``."""
+    ``fail-on-suite-change``, ``fail-on-behaviour-change``."""
     return pipeline.GatePolicy(
         fail_on_severity=config.fail_on_severity,
         fail_on_inconclusive=config.fail_on_inconclusive,
         fail_on_suite_change=config.fail_on_suite_change,
+        fail_on_behaviour_change=config.fail_on_behaviour_change,
     )
 
 

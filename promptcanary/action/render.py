@@ -270,17 +270,59 @@ def watch_title(report: DriftReport) -> str:
     """Title of the watch issue (suite and model flattened to one plain line)."""
     from promptcanary.core.render.safety import one_line
 
+    what = f"{report.severity.value} drift" if report.has_drift else "behaviour change"
     return (
-        f"PromptCanary: {report.severity.value} drift in '{one_line(report.suite_name, 80)}' "
+        f"PromptCanary: {what} in '{one_line(report.suite_name, 80)}' "
         f"on {one_line(report.provider.model_id, 80)}"
     )
 
 
-def watch_issue_markdown(report_markdown: str, marker: str, where: Where) -> str:
-    """Body of the watch issue: our marker, the report, and what closes the issue."""
+def watch_provider_line(report: DriftReport) -> str:
+    """ "The provider changed the model behind M on or after <date of the last stable run>", with
+    the evidence — when the model moved ("" when the suite alone, or nothing, did)."""
+    a = report.attribution
+    if a is None or a.who_changed not in ("model", "both"):
+        return ""
+    evidence = []
+    if a.served_models[0] and a.served_models[1] and a.served_models[0] != a.served_models[1]:
+        evidence.append(
+            f"served model {', '.join(a.served_models[0])} → {', '.join(a.served_models[1])}"
+        )
+    if (
+        a.fingerprints[0]
+        and a.fingerprints[1]
+        and not set(a.fingerprints[0]) & set(a.fingerprints[1])
+    ):
+        evidence.append(
+            f"system fingerprint {', '.join(a.fingerprints[0])} → {', '.join(a.fingerprints[1])}"
+        )
+    if report.behaviour_changes:
+        ids = ", ".join(c.prompt_id for c in report.behaviour_changes[:10])
+        more = " …" if len(report.behaviour_changes) > 10 else ""
+        evidence.append(
+            f"answers changed on {len(report.behaviour_changes)} prompt(s): {ids}{more}"
+        )
+    if a.regressions:
+        evidence.append(f"{a.regressions} probe regression(s)")
+    since = f"{report.baseline_created_at:%Y-%m-%d}"
+    line = (
+        f"The provider changed the model behind {report.provider.model_id} on or after {since} "
+        f"(the last stable run, baseline {report.baseline_snapshot_id[:8]})."
+    )
+    if evidence:
+        line += " Evidence: " + "; ".join(evidence) + "."
+    return f"> 🧭 **{md_text(line, 1_500)}**"
+
+
+def watch_issue_markdown(
+    report_markdown: str, marker: str, where: Where, *, provider_line: str = ""
+) -> str:
+    """Body of the watch issue: our marker, who changed the model (when it moved), the report,
+    and what closes the issue."""
+    head = f"{provider_line}\n\n" if provider_line else ""
     return (
-        f"{marker}\n{report_markdown}\n\n<sub>PromptCanary keeps this issue up to date on every "
-        "scheduled run and closes it when a run is healthy again.</sub>"
+        f"{marker}\n{head}{report_markdown}\n\n<sub>PromptCanary keeps this issue up to date on "
+        "every scheduled run and closes it when a run is healthy again.</sub>"
     )
 
 

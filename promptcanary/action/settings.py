@@ -48,6 +48,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "mode": "auto",
     "fail-on-inconclusive": "false",
     "fail-on-suite-change": "false",
+    "fail-on-behaviour-change": "false",
     "replay": "",
     "check-workflow": DEFAULT_CHECK_WORKFLOW,
     "fail-on-skip": "false",
@@ -87,6 +88,8 @@ class ActionConfig:
     """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
     fail_on_suite_change: bool = False
     """Fail the check when canary.yaml changed since the baseline (require a promotion)."""
+    fail_on_behaviour_change: bool = False
+    """Fail the check when the answers of some prompt changed although every probe held."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,7 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         check_workflow=_workflow_file(environ, "check-workflow"),
         fail_on_skip=_boolean(environ, "fail-on-skip"),
         fail_on_suite_change=_boolean(environ, "fail-on-suite-change"),
+        fail_on_behaviour_change=_boolean(environ, "fail-on-behaviour-change"),
     )
 
 

@@ -31,6 +31,7 @@ class CompareArgs(RunFlags):
     fail_on_drift: bool = False
     fail_on_severity: str | None = None
     fail_on_suite_change: bool = False
+    fail_on_behaviour_change: bool = False
     regression_threshold: float | None = None
     improvement_threshold: float | None = None
     alpha: float | None = None
@@ -80,6 +81,7 @@ def compare_command(args: CompareArgs) -> int:
             fail_on_severity=args.fail_on_severity,
             fail_on_drift=args.fail_on_drift,
             fail_on_suite_change=args.fail_on_suite_change,
+            fail_on_behaviour_change=args.fail_on_behaviour_change,
         )
         overrides = args.overrides(
             regression_threshold=args.regression_threshold,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from promptcanary.commands.common import default_baseline_dir, load_suite, stdout_console
 from promptcanary.errors import EXIT_OK, ConfigError
@@ -68,5 +69,21 @@ def plan_command(
             + "\n\nWith a fixed sample count instead (samples: N):\n"
             + text
         )
+    text += "\n\n" + "\n".join(_behaviour_lines(result, suite, alpha=alpha))
     stdout_console().print(text, markup=False, soft_wrap=True)
     return EXIT_OK
+
+
+def _behaviour_lines(result: Any, suite: Any, *, alpha: float) -> list[str]:
+    """What the answer test detects at the samples this plan chose."""
+    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES
+    from promptcanary.core.verdict.behaviour_plan import plan_behaviour
+
+    adaptive = suite is None or suite.settings.adaptive
+    plan = plan_behaviour(
+        samples=None if adaptive else result.samples,
+        baseline_samples=suite.settings.baseline_samples if suite else DEFAULT_BASELINE_SAMPLES,
+        alpha=alpha,
+        prompts=len(suite.prompts) if suite else None,
+    )
+    return plan.lines()

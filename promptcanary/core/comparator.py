@@ -22,6 +22,7 @@ from promptcanary.core.models import (
     ProbeCategory,
     ProbeComparison,
     ProbeResult,
+    SuiteChange,
 )
 from promptcanary.core.text import clip
 from promptcanary.core.verdict.pairs import Side
@@ -190,6 +191,17 @@ def _compare(
             )
         )
 
+    from promptcanary.core.verdict.behaviour import attribute, behaviour_changes
+
+    changes, tested = behaviour_changes(base_run, current, suite_changes, alpha=alpha)
+    attribution = attribute(
+        base_run,
+        current,
+        suite_changes=suite_changes,
+        changes=changes,
+        regressions=sum(1 for c in comparisons if c.regression),
+        edit_words=[_edit_words(c) for c in suite_changes],
+    )
     return DriftReport(
         suite_name=current.suite_name,
         provider=current.provider,
@@ -216,7 +228,16 @@ def _compare(
         if record is not None
         else None,
         recommended_baseline_samples=DEFAULT_BASELINE_SAMPLES,
+        behaviour_changes=changes,
+        behaviour_tested=tested,
+        attribution=attribution,
     )
+
+
+def _edit_words(change: SuiteChange) -> str:
+    """``prompt 1a2b3c4d edited`` / ``probe tone added``: a suite change as evidence."""
+    name = change.probe_id if change.what == "probe" else change.prompt_id
+    return f"{change.what} {name or '(all prompts)'} {change.kind}"
 
 
 def _group(results: list[ProbeResult]) -> dict[tuple[str, str], Side]:

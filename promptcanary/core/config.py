@@ -171,7 +171,10 @@ PROMPT_KEYS = (
     "metadata",
     "probes",
     "skip_probes",
+    "behaviour",
 )
+#: ``behaviour:`` values of a prompt: compare its answers with the baseline's, or not.
+BEHAVIOUR_VALUES = ("compare", "ignore")
 #: Prompt keys resolved against the suite's probes (core/scoping.py), not by CanaryPrompt.
 PROMPT_SCOPE_KEYS = ("probes", "skip_probes")
 
@@ -401,6 +404,14 @@ def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
                 raise unknown_key_error(
                     str(key), PROMPT_KEYS, where=where, line=line_of(item, str(key))
                 )
+        if "behaviour" in item and item["behaviour"] not in BEHAVIOUR_VALUES:
+            raise ConfigError(
+                f"must be one of {', '.join(BEHAVIOUR_VALUES)} (got {item['behaviour']!r})",
+                line=line_of(item, "behaviour") or line,
+                field=f"{where}.behaviour",
+                hint="Use `behaviour: ignore` on a prompt whose answers are meant to vary "
+                "(creative writing): its answers are then never tested for a behaviour change.",
+            )
         try:
             fields = {k: v for k, v in item.items() if k not in PROMPT_SCOPE_KEYS}
             prompts.append(CanaryPrompt.model_validate(fields))

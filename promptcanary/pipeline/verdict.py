@@ -79,6 +79,9 @@ class GatePolicy:
     fail_on_suite_change: bool = False
     """Fail when canary.yaml gained, lost or edited prompts or probes since the baseline (so a
     pull request that edits the suite must promote a new baseline)."""
+    fail_on_behaviour_change: bool = False
+    """Fail when the answers of some prompt changed although every probe held (a behaviour
+    change is severity low and is only reported otherwise)."""
 
     def __post_init__(self) -> None:
         value = self.fail_on_severity
@@ -100,7 +103,8 @@ class Verdict:
 
 def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
     """Inconclusive first (never drift), then the severity threshold and ``fail_on_drift``, then
-    suite changes (only with ``fail_on_suite_change``)."""
+    behaviour changes (only with ``fail_on_behaviour_change``), then suite changes (only with
+    ``fail_on_suite_change``)."""
     if report.is_inconclusive:
         return Verdict(
             "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
@@ -108,6 +112,8 @@ def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
     if over_threshold(report, policy.fail_on_severity) or (
         policy.fail_on_drift and report.has_drift
     ):
+        return Verdict("failed", EXIT_DRIFT)
+    if policy.fail_on_behaviour_change and report.behaviour_changed:
         return Verdict("failed", EXIT_DRIFT)
     if policy.fail_on_suite_change and report.suite_changed:
         return Verdict("suite-changed", EXIT_DRIFT)

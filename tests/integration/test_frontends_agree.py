@@ -7,6 +7,7 @@ GitHub), and compares what each front-end decided.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,3 +135,59 @@ def test_a_suite_edit_is_not_drift_for_either_front_end_unless_asked(
     body = world.bot_comments()[0]["body"]
     assert "suite changed" in body.split("\n")[1] and "### Suite changes (1)" in body
     assert "prompt author removed" in body and "Not present" not in body
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_behaviour_change_fails_either_front_end_only_when_asked(
+    world: World, strict: bool
+) -> None:
+    suite = world.runner.workspace / "canary.yaml"
+    suite.write_text(
+        TOLERANT_SUITE.replace("name: support-bot\n", "name: support-bot\nsamples: 8\n"),
+        encoding="utf-8",
+    )
+    assert run_cli(world, "run", "--save-baseline") == 0
+    # The answer still holds the keyword (the probe passes) but it turned chatty.
+    world.answers["capital"] = (
+        "Sure! Great question. The capital of France is Paris. Would you like to know more?"
+    )
+    flags = ["--fail-on-behaviour-change"] if strict else []
+    assert run_cli(world, "compare", "--fail-on-severity", "low", *flags) == (1 if strict else 0)
+    inputs = {
+        "fail-on-severity": "low",
+        "fail-on-behaviour-change": "true" if strict else "false",
+    }
+    run = world.run("pull_request", load_event("pull_request.opened"), **inputs)
+    expected = ("failed", 1) if strict else ("passed", 0)
+    assert (run.outputs["result"], run.returncode) == expected
+    body = world.bot_comments()[0]["body"]
+    assert "who changed: the model" in body.split("\n")[1]
+    assert "### Behaviour changes (1)" in body
+
+
+def test_a_watch_says_the_provider_changed_the_model_and_since_when(world: World) -> None:
+    suite = world.runner.workspace / "canary.yaml"
+    suite.write_text(
+        TOLERANT_SUITE.replace("name: support-bot\n", "name: support-bot\nsamples: 8\n"),
+        encoding="utf-8",
+    )
+    assert run_cli(world, "run", "--save-baseline") == 0
+    [saved] = baseline_files(world)
+    day = json.loads(saved.read_text(encoding="utf-8"))["created_at"][:10]
+    # Behind the same name: a new fingerprint, and one answer turned chatty (probes still pass).
+    chatty = "Sure! Great question. The capital of France is Paris. Would you like to know more?"
+    for key, text in list(world.answers.items()):
+        world.answers[key] = Reply(
+            content=chatty if key == "capital" else text, system_fingerprint="fp_new"
+        )
+    run = world.run("schedule", load_event("schedule"))
+    assert (run.outputs["result"], run.returncode) == ("passed", 0)  # low: reported, not failing
+    [issue] = [i for i in world.gh.repos[REPO].issues.values() if "pull_request" not in i]
+    body = issue["body"]
+    assert (
+        f"The provider changed the model behind {MODEL} on or after {day} (the last stable run"
+        in body
+    )
+    assert "system fingerprint fp\\_test → fp\\_new" in body  # Markdown-escaped
+    assert "answers changed on 1 prompt(s): capital" in body
+    assert issue["title"].startswith("PromptCanary: behaviour change in 'support-bot'")

@@ -10,6 +10,13 @@ here, their documented home.
 
 from __future__ import annotations
 
+from promptcanary.core.models.behaviour import (
+    Attribution,
+    BehaviourChange,
+    BehaviourMode,
+    DiffSegment,
+    PropertyMove,
+)
 from promptcanary.core.models.drift import (
     DriftReport,
     DriftSeverity,
@@ -37,10 +44,14 @@ from promptcanary.core.models.usage import UsageSummary, percentile
 __all__ = [
     "SCHEMA_VERSION",
     "AdaptiveRecord",
+    "Attribution",
     "BaselineSnapshot",
+    "BehaviourChange",
+    "BehaviourMode",
     "CanaryPrompt",
     "CanaryRunResult",
     "ConfirmedPair",
+    "DiffSegment",
     "DriftReport",
     "DriftSeverity",
     "LLMResponse",
@@ -48,6 +59,7 @@ __all__ = [
     "ProbeComparison",
     "ProbeResult",
     "ProbeSpec",
+    "PropertyMove",
     "ProviderConfig",
     "ReportFormat",
     "ShardRecord",

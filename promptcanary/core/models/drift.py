@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from promptcanary.core.models.behaviour import Attribution, BehaviourChange
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
     ProbeCategory,
@@ -261,6 +262,12 @@ class DriftReport(BaseModel):
     falling from 90 % to 50 % is caught with this baseline, and with a recommended one."""
     recommended_baseline_samples: int = 30
     """Samples per prompt a baseline should have (``baseline_samples``)."""
+    behaviour_changes: list[BehaviourChange] = Field(default_factory=list)
+    """Prompts whose answers changed (answer-distribution test), most significant first."""
+    behaviour_tested: int = 0
+    """Prompts whose answers were tested (present and unedited on both sides, not opted out)."""
+    attribution: Attribution | None = None
+    """Who changed since the baseline: the suite, the model, both or neither."""
 
     @model_validator(mode="before")
     @classmethod
@@ -410,12 +417,13 @@ class DriftReport(BaseModel):
     def severity(self) -> DriftSeverity:
         """Heuristic severity rating based on regression count and magnitude.
 
-        NONE: no regressions. Otherwise, with rate = regressions / comparable pairs and
+        NONE: no regressions and no behaviour change; LOW: answers changed on some prompt
+        (:attr:`behaviour_changes`) while every probe held. Otherwise, with rate = regressions / comparable pairs and
         worst = largest score drop: CRITICAL if rate >= 50 % or worst >= 0.6; HIGH if rate >= 30 %
         or worst >= 0.4; MEDIUM if rate >= 15 % or worst >= 0.2; else LOW.
         """
         if not self.has_drift:
-            return DriftSeverity.NONE
+            return DriftSeverity.LOW if self.behaviour_changes else DriftSeverity.NONE
         rate, worst = self.regression_rate, self.worst_delta
         # A tiny epsilon keeps 0.6 - 1e-16 style float noise on the documented side of a boundary.
         eps = 1e-9
@@ -426,6 +434,16 @@ class DriftReport(BaseModel):
         if rate >= 0.15 - eps or worst >= 0.2 - eps:
             return DriftSeverity.MEDIUM
         return DriftSeverity.LOW
+
+    @property
+    def behaviour_changed(self) -> bool:
+        """True when the answers of some prompt changed (answer-distribution test)."""
+        return bool(self.behaviour_changes)
+
+    @property
+    def who_changed(self) -> str:
+        """suite, model, both or neither (see :class:`Attribution`; neither in older files)."""
+        return self.attribution.who_changed if self.attribution is not None else "neither"
 
     @property
     def suite_changed(self) -> bool:
@@ -486,17 +504,26 @@ class DriftReport(BaseModel):
             if self.suite_changed
             else ""
         )
+        n_beh = len(self.behaviour_changes)
+        behaviour = (
+            f" Answers changed on {n_beh} prompt(s) while the probes held (behaviour change, "
+            "severity low)."
+            if n_beh and not self.has_drift
+            else f" Answers also changed on {n_beh} prompt(s)."
+            if n_beh
+            else ""
+        )
         if not self.has_drift:
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
             return (
                 f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} is "
-                f"stable ({scores}{tail}{inc}).{changed}"
+                f"stable ({scores}{tail}{inc}).{behaviour}{changed}"
             )
         return (
             f"{GLYPH_DRIFT} {self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
             f"'{self.suite_name}' on {self.provider.model_id} ({scores}"
             + (f", {n_imp} improvement(s)" if n_imp else "")
             + (f", {n_inc} inconclusive" if n_inc else "")
-            + f").{changed}"
+            + f").{behaviour}{changed}"
         )

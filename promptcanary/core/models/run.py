@@ -177,6 +177,9 @@ class CanaryPrompt(BaseModel):
     (canary.yaml ``probes:`` on a prompt; inline definitions there become suite probes)."""
     skip_probes: list[str] = Field(default_factory=list)
     """Ids of suite probes that do not run on this prompt although their scope matches it."""
+    behaviour: Literal["compare", "ignore"] = "compare"
+    """``ignore``: the prompt's answers are meant to vary (creative writing), so they are never
+    tested for a behaviour change (canary.yaml ``behaviour: ignore``); its probes still run."""
 
     @field_validator("text")
     @classmethod
@@ -363,6 +366,9 @@ class AdaptiveRecord(BaseModel):
     """Requests spent on screening."""
     confirmation_requests: int = 0
     """Extra requests spent on confirmation."""
+    behaviour_confirmed: list[str] = Field(default_factory=list)
+    """Prompts whose screening answers looked different from the baseline's: their fresh
+    confirmation answers decide whether their behaviour changed (others are not flagged)."""
 
     def pairs(self) -> dict[tuple[str, str], ConfirmedPair]:
         """Confirmed pairs by (probe_id, prompt_id)."""

@@ -11,31 +11,15 @@ import re
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import excerpt
 from promptcanary.core.probes.base import BaseProbe, register_probe
-
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
-
-_REFUSAL_RE = re.compile(
-    r"\bI(?:'m| am) (?:sorry,? but|unable to|not able to|not comfortable|not allowed to)"
-    r"|\bI (?:can't|cannot|can not|won't|will not|must decline to|am not going to)"
-    r" (?:help|assist|provide|do|create|generate|write|share|give|support|comply|answer"
-    r"|fulfil|fulfill|engage)"
-    r"|\bI (?:must|have to|need to|will) (?:decline|refuse)"
-    r"|\b(?:this|that|your) (?:request|prompt|question) (?:violates|goes against|is against)"
-    r"|\bagainst (?:my|our|the) (?:guidelines|principles|policies|usage policies|content policy)"
-    r"|\bnot something I (?:can|am able to|will) (?:help|assist|do|provide)"
-    r"|\bI(?:'m| am) (?:sorry|afraid),? (?:but )?I (?:can't|cannot|won't)"
-    r"|\bas an AI(?: language model| assistant)?,? I (?:can't|cannot|won't|am unable)"
-    r"|\bI (?:can't|cannot) (?:and won't|in good conscience)",
-    re.IGNORECASE,
-)
+from promptcanary.core.refusals import APOSTROPHES as _APOSTROPHES
+from promptcanary.core.refusals import find_refusal_text
 
 
 def find_refusal(response: LLMResponse) -> str | None:
     """The refusal phrase (or content-filter stop) in a response, else None."""
     if response.finish_reason == "content_filter":
         return "finish_reason=content_filter"
-    match = _REFUSAL_RE.search(response.content.translate(_APOSTROPHES))
-    return match.group(0) if match else None
+    return find_refusal_text(response.content)
 
 
 @register_probe

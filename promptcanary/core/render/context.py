@@ -16,6 +16,12 @@ from functools import cached_property
 
 from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeComparison
 from promptcanary.core.render import fmt
+from promptcanary.core.render.behaviour import (
+    BehaviourView,
+    behaviour_views,
+    who_sentence,
+    who_short,
+)
 from promptcanary.core.render.safety import clean_text, excerpt, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
 from promptcanary.errors import redact
@@ -197,6 +203,10 @@ class ReportView:
     """probe id -> (name, category) for the heat strip."""
     provider_notes: list[str] = field(default_factory=list)
     """How the current run called the model: an unsupported seed, an unknown cost (once each)."""
+    who: str | None = None
+    """Who changed since the baseline (the suite, the model, both, neither), with evidence."""
+    behaviour: list[BehaviourView] = field(default_factory=list)
+    """Prompts whose answers changed, most significant first."""
 
     @property
     def usage_line(self) -> str:
@@ -213,7 +223,7 @@ class ReportView:
         """Whether to say how to accept the change: only when something changed and was measured
         (no such hint after a run with no drift, nor for an unmeasurable one)."""
         r = self.report
-        changed = r.has_drift or bool(r.improvements) or r.suite_changed
+        changed = r.has_drift or bool(r.improvements) or r.suite_changed or r.behaviour_changed
         return bool(self.accept_hint) and changed and not self.inconclusive
 
 
@@ -238,8 +248,14 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     rule = " (single-sample threshold rule)" if report.single_sample and report.comparisons else ""
     words = "No drift" if not report.has_drift else f"{report.severity.value.upper()} drift"
     words += rule
+    if report.behaviour_changed:
+        n = len(report.behaviour_changes)
+        words += f", answers changed on {fmt.plural(n, 'prompt')}"
     if report.suite_changed:
         words += ", suite changed"
+    # Every report's first line says which side moved (None only for pre-attribution files).
+    if report.attribution is not None:
+        words += f" · {who_short(report)}"
     return icon, words
 
 
@@ -389,4 +405,7 @@ def build_report_view(
         trend=trend_for_report(report, history) if with_trend else [],
         probe_names=probe_names,
         provider_notes=fmt.provider_notes(report.provider, report.current_usage),
+        # An unmeasurable run says nothing about who changed.
+        who=None if report.is_inconclusive else who_sentence(report),
+        behaviour=behaviour_views(report),
     )

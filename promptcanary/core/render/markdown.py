@@ -13,6 +13,8 @@ Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fence
 from __future__ import annotations
 
 from promptcanary.core.render import fmt
+from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
+from promptcanary.core.render.behaviour import BehaviourView
 from promptcanary.core.render.budget import (
     NOTE_RESERVE,
     Budget,
@@ -57,6 +59,10 @@ def _header(view: ReportView) -> str:
     lines += [
         f"## {view.icon} PromptCanary: {view.headline}",
         "",
+    ]
+    if view.who:
+        lines += [f"> 🧭 **{md_text(view.who, 500)}**", ""]
+    lines += [
         f"**Suite** {md_code(view.suite, 120)} · **Model** {md_code(view.model, 120)} · "
         f"**Baseline** {md_code(view.report.baseline_snapshot_id[:8], 20)} from "
         f"{view.report.baseline_created_at:%Y-%m-%d %H:%M} UTC",
@@ -139,6 +145,29 @@ def _make_details(pv: PairView, with_diff: bool) -> str:
     return "\n".join(lines)
 
 
+def _behaviour_entry(bv: BehaviourView, *, with_diff: bool) -> str:
+    lines = [f"- {md_code(bv.prompt_line, 90)} — {md_text(bv.summary, 300)}"]
+    lines += [f"  - {md_text(b, 300)}" for b in bv.bullets]
+    if with_diff and bv.diff:
+        lines.append(f"  - typical answer, baseline → now: {_inline_diff(bv)}")
+    lines.append(f"  - <sub>{md_text(bv.evidence, 200)}</sub>")
+    return "\n".join(lines)
+
+
+def _inline_diff(bv: BehaviourView) -> str:
+    # ~~removed~~ **added**: escaped words inside, the marks outside (GitHub needs no space
+    # between a mark and its words).
+    parts = []
+    for op, text in bv.diff:
+        words = md_text(text.strip(), 2_000)
+        if not words:
+            continue
+        parts.append(
+            f"~~{words}~~" if op == "delete" else f"**{words}**" if op == "insert" else words
+        )
+    return " ".join(parts)
+
+
 def _inconclusive_lines(view: ReportView) -> list[str]:
     lines = []
     for error, pairs in view.inconclusive_groups:
@@ -193,6 +222,8 @@ _CUT_WORDS = {
     "diffs": "diffs",
     "inconclusive groups": "inconclusive error groups",
     "flaky": "flaky pairs",
+    "behaviour changes": "behaviour changes",
+    "behaviour diffs": "behaviour diffs",
 }
 
 
@@ -254,7 +285,13 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
                 break
             details[i] = block
             n_rows += 1
-    # Tier 2: suite changes, inconclusive groups, flaky pairs.
+    # Tier 2: behaviour changes (without their diffs), suite changes, inconclusive groups, flaky
+    # pairs.
+    behaviour = view.behaviour[:MAX_BEHAVIOUR]
+    beh_entries = [_behaviour_entry(bv, with_diff=False) for bv in behaviour]
+    n_beh = b.take_prefix(
+        (len(x) + 1 for x in beh_entries), what="behaviour changes", total=len(view.behaviour)
+    )
     change_lines = _suite_change_lines(view)
     n_changes = b.take_prefix(
         (len(x) + 1 for x in change_lines), what="suite changes", total=len(change_lines)
@@ -287,7 +324,15 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
                 break
             imp_rows.append(imp_row)
     b.cut["improvements"] += len(imps) - len(imp_rows)
-    # Tier 5: diffs, worst regression first.
+    # Tier 5: diffs — answer diffs of behaviour changes, then regression diffs, worst first.
+    for i in range(n_beh):
+        if not behaviour[i].diff:
+            continue
+        with_diff = _behaviour_entry(behaviour[i], with_diff=True)
+        if not b.take(len(with_diff) - len(beh_entries[i])):
+            b.cut["behaviour diffs"] += sum(1 for bv in behaviour[i:n_beh] if bv.diff)
+            break
+        beh_entries[i] = with_diff
     for i in sorted(details):
         if not regs[i].diff:
             continue
@@ -310,6 +355,25 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
         if len(imp_rows) < len(imps):
             out.append(f"\n_{len(imps) - len(imp_rows):,} improvements not listed._")
         out += ["", "</details>", ""]
+    if view.behaviour:
+        held = "" if view.report.has_drift else ", every probe held"
+        gate = (
+            ""
+            if view.report.has_drift
+            else " A behaviour change is severity low: it fails a check only when asked to "
+            "(`--fail-on-behaviour-change`)."
+        )
+        out += [
+            f"### Behaviour changes ({len(view.behaviour):,}) — answers changed{held}",
+            "",
+            "The answers to these prompts no longer look like the baseline's (a two-sample test "
+            f"on the answer texts, Benjamini–Hochberg corrected across prompts).{gate}",
+            "",
+            *beh_entries[:n_beh],
+            "",
+        ]
+        if n_beh < len(view.behaviour):
+            out += [f"_{len(view.behaviour) - n_beh:,} more behaviour changes not listed._", ""]
     if change_lines:
         out += [
             f"### Suite changes ({len(change_lines):,}) — not compared",

@@ -16,6 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from promptcanary.core.render import fmt
+from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
+from promptcanary.core.render.behaviour import BehaviourView
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.safety import neutralise_terminal, plain_hint
 
@@ -63,7 +65,8 @@ def _counts(view: ReportView) -> Text:
 def _header(view: ReportView) -> Panel:
     key = "inconclusive" if view.inconclusive else view.severity
     title = Text(neutralise_terminal(view.headline), style=SEVERITY_STYLES[key])
-    lines: list[RenderableType] = [
+    lines: list[RenderableType] = [T(view.who, "bold")] if view.who else []
+    lines += [
         T(f"Suite {view.suite} · model {view.model}"),
         T(
             f"Overall score {view.baseline_score} → {view.current_score} ({view.score_delta})",
@@ -144,6 +147,40 @@ def _pairs(
     return _table(pairs, with_reason=with_reason, with_evidence=evidence)
 
 
+def _diff(view: BehaviourView) -> Text:
+    out = Text("   ")
+    for op, text in view.diff:
+        style = {"delete": "red strike", "insert": "green"}.get(op, "")
+        # Without colour (a CI log) the marks carry the meaning: [-old-]{+new+}.
+        piece = {"delete": "[-{}-]", "insert": "{{+{}+}}"}.get(op, "{}")
+        out.append_text(T(piece.format(text), style))
+    return out
+
+
+def _behaviour(console: Console, view: ReportView) -> None:
+    changes = view.behaviour
+    console.print(
+        Text(
+            f"Behaviour changes ({len(changes):,}) — answers changed; "
+            + ("probes regressed too" if view.report.has_drift else "every probe held"),
+            "bold yellow",
+        )
+    )
+    for bv in changes[:MAX_BEHAVIOUR]:
+        head = T(f"  {bv.prompt_line}", "bold")
+        console.print(head)
+        console.print(T(f"   {bv.summary}"))
+        for bullet in bv.bullets:
+            console.print(T(f"   • {bullet}"))
+        if bv.diff:
+            console.print(_diff(bv))
+        console.print(T(f"   {bv.evidence}", "dim"))
+    if len(changes) > MAX_BEHAVIOUR:
+        console.print(
+            Text(f"  … {len(changes) - MAX_BEHAVIOUR:,} more: see the JSON report", "dim")
+        )
+
+
 def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) -> None:
     """Print the drift report (or only its one-sentence summary when ``quiet``)."""
     if quiet:
@@ -167,6 +204,8 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
         console.print(_pairs(console, view, shown, with_reason=False))
         if len(view.improvements) > len(shown):
             console.print(Text(f"… {len(view.improvements) - len(shown):,} more", "dim"))
+    if view.behaviour:
+        _behaviour(console, view)
     changes = view.report.suite_changes
     if changes:
         console.print(

@@ -19,16 +19,19 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from promptcanary.core.behaviour.adaptive import CONFIRMATION_SAMPLES
 from promptcanary.core.models import CanaryRunResult, ConfirmedPair, LLMResponse, ProbeResult
 from promptcanary.core.run.runner import ProgressCallback, RunOptions, run_suite
 from promptcanary.core.verdict.adaptive import (
     AdaptivePolicy,
+    Draw,
     confirm,
     group,
     reference_side,
     select_pairs,
     split_phases,
 )
+from promptcanary.core.verdict.behaviour import select_prompts
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
@@ -78,6 +81,25 @@ def measure_adaptive(
     rounds: list[CanaryRunResult] = []
     aborted = screening_run.aborted
     drawn: Counter[str] = Counter()
+    spent = [screening_run.usage.cost_usd or 0.0]
+
+    def draw(
+        prompt_ids: list[str], count: int, offset: int
+    ) -> tuple[list[ProbeResult], str | None]:
+        budget: float | None = None
+        if options.max_cost_usd is not None:
+            budget = options.max_cost_usd - spent[0]
+            if budget <= 0:
+                return [], "max_cost_usd was spent before the confirmation finished"
+        sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
+        part = _stamped(
+            run_suite(_subset(suite, prompt_ids), provider, sub_options, progress=progress),
+            "confirmation",
+        )
+        rounds.append(part)
+        spent[0] += part.usage.cost_usd or 0.0
+        return part.probe_results, part.aborted
+
     if selected and baseline is not None:
         b_sides = group(baseline.run_result.probe_results)
         s_sides = group(screening_run.probe_results)
@@ -87,37 +109,43 @@ def measure_adaptive(
             )
             for p in selected
         }
-        spent = [screening_run.usage.cost_usd or 0.0]
-
-        def draw(
-            prompt_ids: list[str], count: int, offset: int
-        ) -> tuple[list[ProbeResult], str | None]:
-            budget: float | None = None
-            if options.max_cost_usd is not None:
-                budget = options.max_cost_usd - spent[0]
-                if budget <= 0:
-                    return [], "max_cost_usd was spent before the confirmation finished"
-            sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
-            part = _stamped(
-                run_suite(_subset(suite, prompt_ids), provider, sub_options, progress=progress),
-                "confirmation",
-            )
-            rounds.append(part)
-            spent[0] += part.usage.cost_usd or 0.0
-            return part.probe_results, part.aborted
-
         _, drawn, aborted = confirm(
             selected, references, draw, policy, prompt_order=[p.id for p in suite.prompts]
         )
 
+    behaviour: list[str] = []
+    if baseline is not None and not aborted:
+        behaviour = select_prompts(baseline.run_result, screening_run)
+        aborted = _confirm_behaviour(behaviour, drawn, draw, policy)
     stopped = {p for p in selected if drawn[p.prompt_id] < policy.cap}
     record = policy.record(
         baseline_snapshot_id=baseline.snapshot_id if baseline is not None else None,
         confirmed=[p.model_copy(update={"stopped_early": p in stopped}) for p in selected],
+        behaviour_confirmed=behaviour,
         screening_requests=len(screening_run.llm_responses),
         confirmation_requests=sum(len(r.llm_responses) for r in rounds),
     )
     return _merged(suite, screening_run, rounds, record=record, aborted=aborted)
+
+
+def _confirm_behaviour(
+    prompt_ids: list[str], drawn: Counter[str], draw: Draw, policy: AdaptivePolicy
+) -> str | None:
+    """Fresh answers for the prompts whose screening answers looked different: the engine's
+    ``CONFIRMATION_SAMPLES`` each, never past ``cap``. A prompt the probes' confirmation already
+    drew for is tested on those answers (any count keeps the test exact) and costs nothing more."""
+    target = min(CONFIRMATION_SAMPLES, policy.cap)
+    rounds: dict[tuple[int, int], list[str]] = {}
+    for prompt_id in prompt_ids:
+        if drawn[prompt_id] == 0:
+            rounds.setdefault((target, policy.screening), []).append(prompt_id)
+    for (count, offset), ids in rounds.items():
+        _, stopped = draw(ids, count, offset)
+        for prompt_id in ids:
+            drawn[prompt_id] += count
+        if stopped:
+            return stopped
+    return None
 
 
 def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:

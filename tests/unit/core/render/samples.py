@@ -10,15 +10,20 @@ from pathlib import Path
 from rich.console import Console
 
 from promptcanary.core.models import (
+    Attribution,
     BaselineSnapshot,
+    BehaviourChange,
+    BehaviourMode,
     CanaryPrompt,
     CanaryRunResult,
+    DiffSegment,
     DriftReport,
     LLMResponse,
     ProbeCategory,
     ProbeComparison,
     ProbeResult,
     ProbeSpec,
+    PropertyMove,
     ProviderConfig,
     UsageSummary,
 )
@@ -165,6 +170,95 @@ def drift_report(
         baseline_samples=samples,
         current_samples=samples,
         aborted=aborted,
+        attribution=_attribution(model, changed_model),
+    )
+
+
+def _attribution(model: str, changed_model: bool) -> Attribution:
+    old, new = "gpt-4o-mini-2024-07-18", "gpt-4o-mini-2025-01-01"
+    if changed_model:
+        sentence = (
+            f"Who changed: the model — the provider changed the model behind {model} "
+            f"(served model {old} → {new})."
+        )
+    else:
+        sentence = f"Who changed: the model — the model behind {model} answers differently."
+    return Attribution(
+        who_changed="model",
+        sentence=sentence,
+        served_models=([old], [new if changed_model else old]),
+        fingerprints=(["fp_1"], ["fp_1"]),
+        identity_changed=changed_model,
+        regressions=2,
+    )
+
+
+def behaviour_change(
+    index: int = 1, *, text: str = "What is the capital of France?"
+) -> BehaviourChange:
+    """The chatty style shift of issue 22, described."""
+    return BehaviourChange(
+        prompt_id=f"prompt-{index}",
+        prompt_text=text,
+        p_value=0.001,
+        p_adjusted=0.004,
+        effect=0.62,
+        baseline_samples=30,
+        current_samples=10,
+        summary="7 of 10 answers now open with 'Sure! Great question.' and are 2.8× longer",
+        modes=[
+            BehaviourMode(
+                change="appeared",
+                label="opens with 'Sure! Great question.'",
+                baseline_share=0.0,
+                current_share=0.7,
+                example="Sure! Great question. The capital of France is Paris. Would you like more?",
+            )
+        ],
+        properties=[
+            PropertyMove(
+                name="length",
+                text="answers are 2.8× longer (median 6 → 17 words)",
+                baseline=6.0,
+                current=17.0,
+            )
+        ],
+        diff=[
+            DiffSegment(op="insert", text="Sure! Great question. "),
+            DiffSegment(op="equal", text="The capital of France is Paris."),
+            DiffSegment(op="insert", text=" Would you like me to tell you more?"),
+        ],
+    )
+
+
+def behaviour_report() -> DriftReport:
+    """Every probe held, but the answers of two prompts turned chatty: severity low."""
+    report = drift_report(
+        [
+            comparison(4, kind="stable", baseline=1.0, current=1.0, samples=10),
+            comparison(5, kind="stable", baseline=1.0, current=1.0, samples=10),
+        ],
+        samples=10,
+        changed_model=False,
+    )
+    attribution = Attribution(
+        who_changed="model",
+        sentence=(
+            "Who changed: the model — the model behind openai/gpt-4o-mini answers differently "
+            "(answers changed on 2 prompts)."
+        ),
+        served_models=(["gpt-4o-mini-2024-07-18"], ["gpt-4o-mini-2024-07-18"]),
+        behaviour_changes=2,
+    )
+    return report.model_copy(
+        update={
+            "behaviour_changes": [
+                behaviour_change(1),
+                behaviour_change(2, text="What is the capital of Spain?"),
+            ],
+            "behaviour_tested": 2,
+            "attribution": attribution,
+        }
     )
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from promptcanary.core.models import DriftReport
+from promptcanary.core.models import DiffSegment, DriftReport
 from promptcanary.core.reporter import (
     DriftReporter,
     print_run_terminal,
@@ -22,6 +22,7 @@ from promptcanary.core.reporter import (
 from tests.unit.core.render.samples import (
     HOSTILE,
     LONG_LINE,
+    behaviour_change,
     comparison,
     drift_report,
     plain_console,
@@ -48,9 +49,24 @@ def _hostile_report() -> DriftReport:
         comparison(3, kind="inconclusive").model_copy(update={"inconclusive_reason": HOSTILE}),
         comparison(4, response=LONG_LINE, samples=10, method="fisher", flaky=True),
     ]
-    return drift_report(
+    report = drift_report(
         comps, suite="shop <!-- --> @team #1", model="m\n::set-output name=x::y", samples=1
     )
+    # A behaviour change quotes answers three ways (summary, bullets, word diff).
+    change = behaviour_change(text=nasty).model_copy(
+        update={
+            "prompt_id": "p <b>bold</b> @evil",
+            "summary": HOSTILE,
+            "lines": [HOSTILE, LONG_LINE],
+            "diff": [
+                DiffSegment(op="delete", text=HOSTILE),
+                DiffSegment(op="insert", text=HOSTILE[::-1]),
+                DiffSegment(op="equal", text=LONG_LINE),
+            ],
+        }
+    )
+    attribution = report.attribution.model_copy(update={"sentence": HOSTILE})  # type: ignore[union-attr]
+    return report.model_copy(update={"behaviour_changes": [change], "attribution": attribution})
 
 
 def _outside_code(md: str) -> str:

@@ -1,0 +1,128 @@
+"""Behaviour changes and "who changed", as the reports show them: one view per changed prompt.
+
+Everything comes from the stored :class:`~promptcanary.core.models.BehaviourChange` (the render
+layer never runs the answer test): the summary, the bullets (answer modes with their shares and
+an example, property moves), and the word diff of a typical old and new answer, clipped here
+once so every format shows the same thing. Text is cleaned, not escaped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptcanary.core.models import BehaviourChange, DriftReport
+from promptcanary.core.render.safety import clean_text, one_line
+
+#: Most words of the diff shown (both sides together); the rest is elided.
+DIFF_WORDS = 120
+#: Most characters of the diff shown (an answer may be one 100 kB word).
+DIFF_CHARS = 800
+#: Bullets shown per prompt.
+MAX_BULLETS = 6
+#: Behaviour changes listed in the terminal and Markdown (the rest are counted).
+MAX_CHANGES = 30
+_EXAMPLE_CHARS = 120
+
+WHO_WORDS = {
+    "suite": "who changed: the suite",
+    "model": "who changed: the model",
+    "both": "who changed: the suite and the model",
+    "neither": "who changed: neither",
+}
+
+
+@dataclass(frozen=True)
+class BehaviourView:
+    """One prompt whose answers changed."""
+
+    prompt_id: str
+    prompt_line: str
+    summary: str
+    evidence: str
+    bullets: list[str]
+    diff: list[tuple[str, str]]
+    """(op, text) pieces: op is equal, delete or insert; clipped to :data:`DIFF_WORDS` words."""
+
+    @property
+    def diff_lines(self) -> tuple[str, str]:
+        """(old, new) as whole lines: the typical baseline answer and the typical current one."""
+        old = "".join(t for op, t in self.diff if op != "insert")
+        new = "".join(t for op, t in self.diff if op != "delete")
+        return old, new
+
+
+def behaviour_views(report: DriftReport) -> list[BehaviourView]:
+    """A view per behaviour change, most significant first (the report's order)."""
+    return [_view(c) for c in report.behaviour_changes]
+
+
+def who_short(report: DriftReport) -> str:
+    """``who changed: the model`` — for the first line."""
+    return WHO_WORDS.get(report.who_changed, WHO_WORDS["neither"])
+
+
+def who_sentence(report: DriftReport) -> str | None:
+    """The attribution sentence with its evidence, or None for reports without one."""
+    if report.attribution is None or not report.attribution.sentence:
+        return None
+    return one_line(report.attribution.sentence, 500)
+
+
+def _view(c: BehaviourChange) -> BehaviourView:
+    prompt = one_line(c.prompt_text, 80) if c.prompt_text else ""
+    return BehaviourView(
+        prompt_id=one_line(c.prompt_id, 60),
+        prompt_line=f"{one_line(c.prompt_id, 60)}: {prompt}"
+        if prompt
+        else one_line(c.prompt_id, 60),
+        summary=one_line(c.summary or "the answers changed", 300),
+        evidence=(
+            f"p = {_p(c.p_adjusted)} (adjusted), effect {c.effect:.2f}, "
+            f"{c.baseline_samples} baseline vs {c.current_samples} current answers"
+        ),
+        bullets=_bullets(c),
+        diff=_clipped(c),
+    )
+
+
+def _p(p: float) -> str:
+    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def _bullets(c: BehaviourChange) -> list[str]:
+    if c.lines:
+        return [one_line(line, 300) for line in c.lines[:MAX_BULLETS]]
+    out = []
+    for m in c.modes:
+        verb = "new" if m.change == "appeared" else "gone"
+        line = (
+            f"{verb}: {m.label} — {m.current_share:.0%} of answers now, was {m.baseline_share:.0%}"
+        )
+        if m.example:
+            line += f" (e.g. “{one_line(m.example, _EXAMPLE_CHARS)}”)"
+        out.append(one_line(line, 300))
+    out += [one_line(p.text, 300) for p in c.properties if p.text]
+    return out[:MAX_BULLETS]
+
+
+def _clipped(c: BehaviourChange) -> list[tuple[str, str]]:
+    """The diff cut to :data:`DIFF_WORDS` words and :data:`DIFF_CHARS` characters (one line)."""
+    out: list[tuple[str, str]] = []
+    words = chars = 0
+    for i, seg in enumerate(c.diff):
+        # Segments hold words joined by single spaces: the space between two segments belongs
+        # to the later one, so every format can concatenate them as they are.
+        text = clean_text(seg.text[: DIFF_CHARS + 1]).replace("\n", " ")
+        if i and not text.startswith(" ") and not out[-1][1].endswith(" "):
+            text = " " + text
+        n = len(text.split())
+        if words + n > DIFF_WORDS or chars + len(text) > DIFF_CHARS:
+            room = min(DIFF_CHARS - chars, len(" ".join(text.split()[: DIFF_WORDS - words])))
+            if room > 0:
+                out.append((seg.op, text[:room]))
+            out.append(("equal", " …"))
+            break
+        out.append((seg.op, text))
+        words += n
+        chars += len(text)
+    return out

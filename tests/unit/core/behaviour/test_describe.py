@@ -1,0 +1,183 @@
+"""describe_change: modes, named properties, the word diff, the summary."""
+
+from __future__ import annotations
+
+import json
+
+from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
+from promptcanary.core.behaviour.simulate import sample_answers
+
+PARIS = [
+    "The capital of France is Paris.",
+    "Paris is the capital of France.",
+    "France's capital is Paris.",
+]
+
+
+def _names(description: object) -> set[str]:
+    return {p.name for p in description.properties}  # type: ignore[attr-defined]
+
+
+def test_a_preamble_in_seven_of_ten_answers_is_a_mode_with_shares_and_an_example() -> None:
+    baseline = PARIS * 10
+    current = [f"Sure! Great question. {a}" for a in PARIS * 3][:7] + PARIS
+    description = describe_change(baseline, current)
+    opening = description.modes[0]
+    assert (opening.edge, opening.change) == ("opening", "appeared")
+    assert opening.phrase == "Sure! Great question."
+    assert (opening.baseline_share, opening.current_share) == (0.0, 0.7)
+    assert opening.example.startswith("Sure! Great question. ")
+    assert description.lines[0].startswith(
+        "now opens with “Sure! Great question.” in 70 % of answers (was 0 %)"
+    )
+    assert "opens with “Sure! Great question.” in 70 % of answers" in description.summary
+
+
+def test_rotating_preambles_merge_into_one_mode_with_variants() -> None:
+    baseline = PARIS * 10
+    preambles = ["Sure! Happy to help.", "Great question!", "Absolutely!"]
+    current = [f"{preambles[i % 3]} {PARIS[i % 3]}" for i in range(8)] + PARIS[:2]
+    (mode,) = [m for m in describe_change(baseline, current).modes if m.edge == "opening"]
+    assert mode.current_share == 0.8
+    assert mode.phrase in preambles[0] or mode.phrase.startswith(("Sure!", "Great", "Absolutely"))
+    assert len(mode.variants) == 2
+
+
+def test_a_follow_up_offer_is_a_closing_mode_not_an_opening() -> None:
+    baseline = PARIS * 10
+    current = [f"{a} Let me know if you'd like more details!" for a in PARIS * 2][:6]
+    current += [*PARIS, "Paris."]
+    modes = describe_change(baseline, current).modes
+    assert [(m.edge, m.change) for m in modes] == [("closing", "appeared")]
+    assert modes[0].phrase == "Let me know if you'd like more details!"
+    assert modes[0].current_share == 0.6
+
+
+def test_a_vanished_lead_in_is_reported() -> None:
+    baseline = [f"Here is the query:\nSELECT {i} FROM t;" for i in range(10)]
+    current = [f"SELECT {i} FROM t;" for i in range(10)]
+    (mode,) = describe_change(baseline, current).modes
+    assert (mode.edge, mode.change, mode.phrase) == ("opening", "vanished", "Here is the query:")
+    assert (
+        "no longer opens with “Here is the query:”" in describe_change(baseline, current).lines[0]
+    )
+
+
+def test_fresh_paraphrases_report_no_mode_and_no_property() -> None:
+    for prompt in ("capital-france", "reverse-string", "primary-colors", "haiku", "summary"):
+        description = describe_change(
+            sample_answers(prompt, 30, seed=5), sample_answers(prompt, 10, seed=6)
+        )
+        assert description.modes == (), prompt
+        assert description.properties == (), prompt
+        assert description.summary == (
+            "Answers changed in wording or content; no named property moved."
+        )
+
+
+def test_length_ratio_on_median_words() -> None:
+    baseline = ["Paris is the capital."] * 10  # 4 words
+    current = [
+        "Paris is the capital. " + " ".join(["It has many museums and old streets."] * 2)
+    ] * 10
+    description = describe_change(baseline, current)
+    (length,) = [p for p in description.properties if p.name == "length"]
+    assert (length.baseline, length.current) == (4.0, 18.0)
+    assert length.line == "length ×4.5: median 4 → 18 words"
+    assert "length ×4.5" in description.summary
+
+
+def test_small_length_changes_are_not_reported() -> None:
+    assert "length" not in _names(describe_change(["a b c"] * 5, ["a b c d e f g"] * 5))
+    assert "length" not in _names(describe_change(["w " * 20] * 5, ["w " * 26] * 5))
+
+
+def test_code_fences() -> None:
+    code = "```python\nprint('hi')\n```"
+    description = describe_change(["print('hi')"] * 10, [code] * 8 + ["print('hi')"] * 2)
+    (fence,) = [p for p in description.properties if p.name == "code_fence"]
+    assert (fence.baseline, fence.current) == (0.0, 0.8)
+    assert fence.line == "code fences in 80 % of answers (was 0 %)"
+
+
+def test_json_wrapped_in_prose() -> None:
+    pure = json.dumps({"name": "Ada", "age": 36})
+    wrapped = f"Here is the JSON you asked for:\n{pure}\nLet me know if you need more."
+    description = describe_change([pure] * 10, [wrapped] * 7 + [pure] * 3)
+    names = _names(description)
+    assert {"json_in_prose", "pure_json"} <= names
+    assert description.summary.startswith("Answers changed: JSON wrapped in prose 0 % → 70 %")
+
+
+def test_refusals_with_the_refusal_probe_s_phrases() -> None:
+    description = describe_change(
+        PARIS * 10, ["I'm sorry, but I can't help with that."] * 3 + PARIS * 2 + ["Paris."]
+    )
+    (refusal,) = [p for p in description.properties if p.name == "refusal"]
+    assert refusal.current == 0.3
+    assert refusal.line.startswith(
+        "refuses: refusals in 30 % of answers (was 0 %), e.g. “I'm sorry"
+    )
+    assert description.summary.startswith("Answers changed: refusals 0 % → 30 %")
+
+
+def test_language_switch() -> None:
+    spanish = "La capital de Francia es París y es la ciudad más grande del país."
+    description = describe_change(PARIS * 10, [spanish] * 7 + PARIS)
+    (language,) = [p for p in description.properties if p.name == "language"]
+    assert language.line == "language: Spanish in 70 % of answers (was English in 100 %, now 30 %)"
+    assert "now answers in Spanish" in description.summary
+
+
+def test_list_and_markdown_formatting() -> None:
+    prose = "Red, blue and yellow are the primary colours."
+    listed = "## Primary colours\n- **Red**\n- Blue\n- Yellow"
+    names = _names(describe_change([prose] * 10, [listed] * 10))
+    assert {"list", "markdown"} <= names
+
+
+def test_word_diff_of_typical_answers() -> None:
+    baseline = ["Paris is the capital of France."] * 5
+    current = ["Sure! Paris is the capital of France. Want more?"] * 5
+    description = describe_change(baseline, current)
+    assert description.baseline_example == baseline[0]
+    assert description.current_example == current[0]
+    assert description.diff == (
+        DiffSegment("insert", "Sure!"),
+        DiffSegment("equal", "Paris is the capital of France."),
+        DiffSegment("insert", "Want more?"),
+    )
+
+
+def test_word_diff_replacement_is_delete_then_insert() -> None:
+    assert word_diff("a b c", "a x c") == [
+        DiffSegment("equal", "a"),
+        DiffSegment("delete", "b"),
+        DiffSegment("insert", "x"),
+        DiffSegment("equal", "c"),
+    ]
+    assert word_diff("", "") == []
+
+
+def test_typical_answer_is_the_medoid() -> None:
+    baseline = ["Paris is the capital.", "Paris is the capital!", "Lyon is a city in France."]
+    description = describe_change(baseline, ["Paris."] * 2)
+    assert description.baseline_example.startswith("Paris is the capital")
+
+
+def test_empty_and_unicode_answers_do_not_break_it() -> None:
+    description = describe_change(["", "  "], ["東京は日本の首都です。", ""])
+    assert isinstance(description.summary, str)
+    empty = describe_change([], [])
+    assert empty.diff == () and empty.modes == () and empty.properties == ()
+
+
+def test_as_dict_is_json_ready() -> None:
+    baseline = PARIS * 10
+    current = [f"Sure! Great question. {a}" for a in PARIS * 3]
+    data = describe_change(baseline, current).as_dict()
+    text = json.dumps(data)
+    assert data["modes"][0]["change"] == "appeared"
+    assert isinstance(data["lines"], list)
+    assert {"op", "text"} == set(data["diff"][0])
+    assert "Sure! Great question." in text

@@ -1,0 +1,94 @@
+"""detectable_share (what plan can promise) and the adaptive scheme's pieces."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from promptcanary.core.behaviour import (
+    answer_test,
+    confirm,
+    detectable_effect,
+    detectable_share,
+    needs_confirmation,
+    permutations_for,
+    screen,
+    split_baseline,
+)
+from promptcanary.core.behaviour.power import POWER
+from promptcanary.core.behaviour.simulate import sample_answers
+
+
+def _power(share: float, needed: int, m: int) -> float:
+    return sum(math.comb(m, i) * share**i * (1 - share) ** (m - i) for i in range(needed, m + 1))
+
+
+def test_detectable_share_is_the_smallest_share_with_enough_power() -> None:
+    share = detectable_share(30, 10, alpha=0.05, prompts=20)
+    assert share is not None
+    # Level 0.0025: all k styled answers in the current 10 of 40 has p = C(10,k)/C(40,k) —
+    # k = 3 gives 0.012, k = 4 gives 0.0023, so 4 are needed.
+    assert math.comb(10, 4) / math.comb(40, 4) <= 0.0025 < math.comb(10, 3) / math.comb(40, 3)
+    assert _power(share, 4, 10) >= POWER > _power(share - 0.01, 4, 10)
+
+
+def test_detectable_share_grows_with_prompts_and_shrinks_with_samples() -> None:
+    one = detectable_share(30, 10, prompts=1)
+    many = detectable_share(30, 10, prompts=100)
+    more = detectable_share(30, 30, prompts=100)
+    assert one is not None and many is not None and more is not None
+    assert one < many
+    assert more < many
+
+
+def test_no_share_is_detectable_with_too_few_answers() -> None:
+    assert detectable_share(30, 1) is None
+    # Level 5e-5 is below 1 / 1001: unreachable with 1,000 permutations, reachable with the
+    # count permutations_for gives.
+    assert detectable_share(30, 10, prompts=1000, permutations=1000) is None
+    assert detectable_share(30, 10, prompts=1000) is not None
+    assert detectable_share(2, 2, prompts=100) is None
+    assert "cannot flag" in detectable_effect(2, 2, alpha=0.05, prompts=100)
+    with pytest.raises(ValueError, match="alpha"):
+        detectable_share(30, 10, alpha=1.5)
+
+
+def test_detectable_effect_sentence() -> None:
+    assert detectable_effect(30, 10, alpha=0.05, prompts=20) == (
+        f"answer test: a new style in ≥ {round(100 * detectable_share(30, 10, prompts=20))} % "  # type: ignore[operator]
+        "of answers (10 vs 30 answers, alpha 0.05 across 20 prompts, 80 % power, best case)"
+    )
+
+
+def test_split_baseline_parts_are_disjoint_interleaved_and_cover_it() -> None:
+    baseline = [str(i) for i in range(30)]
+    first, second = split_baseline(baseline)
+    assert first == [str(i) for i in range(0, 30, 3)]
+    assert len(second) == 20
+    assert sorted(first + second, key=int) == baseline
+
+
+def test_screen_and_confirm_use_different_halves() -> None:
+    baseline = [f"Answer {i}." for i in range(30)]
+    first, second = split_baseline(baseline)
+    fresh = sample_answers("capital-france", 10, seed=3)
+    assert screen(baseline, fresh[:3], seed=1) == answer_test(
+        first, fresh[:3], permutations=200, seed=1
+    )
+    assert confirm(baseline, fresh, seed=1) == answer_test(second, fresh, seed=1)
+
+
+def test_needs_confirmation() -> None:
+    baseline = sample_answers("hamlet", 30, seed=1)
+    shifted = screen(baseline, sample_answers("hamlet", 3, seed=2, share=1.0), seed=0)
+    assert needs_confirmation(shifted)
+    untestable = screen(["Same."] * 30, ["Same."] * 3)
+    assert not needs_confirmation(untestable)
+    assert not needs_confirmation(shifted, screen_alpha=shifted.p_value / 2)
+
+
+def test_permutations_for_reaches_the_single_prompt_level() -> None:
+    assert permutations_for(20) == 1000
+    assert permutations_for(1000) == 39_999
+    assert 1 / (permutations_for(1000) + 1) <= 0.05 / 1000 / 2

@@ -1,0 +1,179 @@
+"""The behaviour step of compare(): which prompts are tested, the correction, and who changed."""
+
+from __future__ import annotations
+
+from promptcanary.core.comparator import compare
+from promptcanary.core.models import (
+    AdaptiveRecord,
+    BaselineSnapshot,
+    CanaryPrompt,
+    CanaryRunResult,
+    LLMResponse,
+    ProbeCategory,
+    ProbeResult,
+    ProviderConfig,
+)
+from promptcanary.core.verdict import behaviour as step
+from promptcanary.pipeline import GatePolicy, gate
+
+MODEL = ProviderConfig(model_id="openai/fake-model")
+PLAIN = [f"The answer is {w}." for w in ("x", "y", "z")] + ["It is x.", "x, as expected."]
+CHATTY = "Sure! Great question. The answer is x. Would you like me to tell you more about it?"
+
+
+def _run(
+    prompts: list[CanaryPrompt],
+    answers: dict[str, list[str]],
+    *,
+    model: str | None = "fake-1",
+    fingerprint: str | None = "fp_1",
+    errors: int = 0,
+) -> CanaryRunResult:
+    responses, results = [], []
+    for p in prompts:
+        texts = answers[p.id]
+        for i, text in enumerate(texts):
+            responses.append(
+                LLMResponse(
+                    prompt_id=p.id,
+                    provider_model_id=MODEL.model_id,
+                    content=text,
+                    sample=i,
+                    response_model=model,
+                    system_fingerprint=fingerprint,
+                )
+            )
+            results.append(
+                ProbeResult(
+                    probe_id="k",
+                    probe_name="k",
+                    category=ProbeCategory.FACTUAL,
+                    prompt_id=p.id,
+                    passed=True,
+                    score=1.0,
+                    sample=i,
+                )
+            )
+        for j in range(errors):
+            responses.append(
+                LLMResponse(
+                    prompt_id=p.id,
+                    provider_model_id=MODEL.model_id,
+                    sample=len(texts) + j,
+                    error="HTTP 503",
+                )
+            )
+    n = max(len(v) for v in answers.values())
+    return CanaryRunResult(
+        suite_name="s",
+        provider=MODEL,
+        prompts=prompts,
+        llm_responses=responses,
+        probe_results=results,
+        samples=n,
+    )
+
+
+def _snap(run: CanaryRunResult) -> BaselineSnapshot:
+    return BaselineSnapshot(suite_name="s", provider=MODEL, run_result=run)
+
+
+P = [CanaryPrompt(text=f"Question {i}?") for i in range(5)]
+
+
+def _paraphrased(n: int, offset: int = 0) -> list[str]:
+    return [PLAIN[(i + offset) % len(PLAIN)] for i in range(n)]
+
+
+def baseline() -> BaselineSnapshot:
+    return _snap(_run(P, {p.id: _paraphrased(30) for p in P}))
+
+
+def test_a_style_shift_is_a_behaviour_change_of_severity_low_and_the_model_changed() -> None:
+    answers = {p.id: _paraphrased(20, 1) for p in P}
+    answers[P[0].id] = [CHATTY if i % 10 < 7 else PLAIN[i % 5] for i in range(20)]
+    report = compare(baseline(), _run(P, answers))
+    assert [c.prompt_id for c in report.behaviour_changes] == [P[0].id]
+    change = report.behaviour_changes[0]
+    assert change.p_adjusted < report.alpha and change.baseline_samples == 30
+    assert change.current_samples == 20 and 0 < change.effect <= 1
+    assert report.behaviour_tested == 5
+    assert not report.has_drift and report.severity.value == "low"
+    assert report.who_changed == "model"
+    assert "answers changed on 1 prompt" in report.attribution.sentence  # type: ignore[union-attr]
+    # Reported, but only a gate that asks for it fails.
+    assert gate(report, GatePolicy(fail_on_severity="low")).exit_code == 0
+    assert gate(report, GatePolicy(fail_on_behaviour_change=True)).exit_code == 1
+
+
+def test_paraphrases_in_another_order_are_no_change() -> None:
+    report = compare(baseline(), _run(P, {p.id: _paraphrased(20, 2) for p in P}))
+    assert report.behaviour_changes == [] and report.who_changed == "neither"
+    assert report.attribution is not None and report.attribution.sentence.startswith(
+        "Who changed: neither"
+    )
+
+
+def test_errored_responses_are_left_out() -> None:
+    # Errors carry no text: they neither make a change nor count as answers.
+    report = compare(baseline(), _run(P, {p.id: _paraphrased(10) for p in P}, errors=5))
+    assert report.behaviour_changes == []
+
+
+def test_ignored_edited_and_new_prompts_are_not_tested() -> None:
+    ignored = P[0].model_copy(update={"behaviour": "ignore"})
+    edited = CanaryPrompt(text="Question 1, reworded?")
+    explicit_old = CanaryPrompt(id="fixed", text="Old wording?")
+    explicit_new = CanaryPrompt(id="fixed", text="New wording?")
+    base = _run([*P, explicit_old], {p.id: _paraphrased(10) for p in [*P, explicit_old]})
+    current = _run(
+        [ignored, edited, *P[2:], explicit_new],
+        {p.id: [CHATTY] * 10 for p in [ignored, edited, *P[2:], explicit_new]},
+    )
+    from promptcanary.core.verdict.suite_changes import split_pairs
+
+    _, changes = split_pairs(base, current)
+    assert step.testable_prompts(base, current, changes) == [p.id for p in P[2:]]
+    report = compare(_snap(base), current)
+    assert {c.prompt_id for c in report.behaviour_changes} == {p.id for p in P[2:]}
+    assert report.who_changed == "both"  # the suite was edited and the unedited prompts moved
+
+
+def test_a_new_served_model_or_fingerprint_is_the_provider() -> None:
+    current = _run(P, {p.id: _paraphrased(10) for p in P}, model="fake-2", fingerprint="fp_2")
+    report = compare(baseline(), current)
+    a = report.attribution
+    assert a is not None and a.who_changed == "model" and a.identity_changed
+    assert a.served_models == (["fake-1"], ["fake-2"])
+    assert "served model fake-1 → fake-2" in a.sentence
+    assert "system fingerprint fp_1 → fp_2" in a.sentence
+
+
+def test_a_suite_edit_alone_is_the_suite() -> None:
+    extra = CanaryPrompt(text="New one?")
+    current = _run([*P, extra], {**{p.id: _paraphrased(10) for p in P}, extra.id: ["y"] * 10})
+    report = compare(baseline(), current)
+    assert report.who_changed == "suite"
+    assert report.attribution is not None and report.attribution.suite_edits == [
+        f"prompt {extra.id} added"
+    ]
+
+
+def test_an_adaptive_run_tests_only_confirmed_prompts_on_their_confirmation_answers() -> None:
+    answers = {p.id: _paraphrased(13) for p in P}
+    answers[P[0].id] = _paraphrased(3) + [CHATTY] * 10
+    answers[P[1].id] = _paraphrased(3) + [CHATTY] * 10  # moved, but never screened as moved
+    run = _run(P, answers)
+    phased = [
+        r.model_copy(update={"phase": "screening" if r.sample < 3 else "confirmation"})
+        for r in run.llm_responses
+    ]
+    record = AdaptiveRecord(
+        screening=3, batch=10, cap=50, screen_alpha=0.3, futility=0.5,
+        behaviour_confirmed=[P[0].id],
+    )  # fmt: skip
+    run = run.model_copy(update={"llm_responses": phased, "adaptive": record, "samples": 3})
+    report = compare(baseline(), run)
+    assert [c.prompt_id for c in report.behaviour_changes] == [P[0].id]
+    assert report.behaviour_changes[0].current_samples == 10
+    assert report.behaviour_tested == 1
