@@ -162,7 +162,7 @@ def test_unsupported_provider_exits_2_before_any_request(project: Path) -> None:
             "-p",
             "anthropic/claude-3-5-haiku-20241022",
             "--api-base",
-            server.base_url,
+            server.base_url.removesuffix("/v1"),  # Anthropic's form: the host only
             "--batch",
             "--no-progress",
             cwd=project,
