@@ -207,6 +207,48 @@ def test_dependabot_without_a_key_is_skipped_and_fail_on_skip_fails_it(world: Wo
     assert strict.returncode == 3 and strict.outputs["result"] == "skipped"
 
 
+#: Claude on Bedrock: no API key, but AWS credentials and a region, all secrets in a workflow.
+BEDROCK = "bedrock/anthropic.claude-3-5-haiku-20241022-v1:0"
+
+
+def test_dependabot_without_aws_credentials_is_skipped_naming_them(world: World) -> None:
+    world.runner.actor = "dependabot[bot]"
+    world.runner.provider_env.update(AWS_ACCESS_KEY_ID="", AWS_SECRET_ACCESS_KEY="")
+    run = world.run("pull_request", load_event("pull_request.opened"), provider=BEDROCK)
+    assert run.returncode == 0, run.stdout
+    assert run.outputs["result"] == "skipped" and world.llm.requests == []
+    # What GitHub withheld, by name: not "no provider key" for a provider that has none.
+    assert "No provider credentials: AWS credentials (" in run.summary
+    assert "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY" in run.summary
+    assert "AWS region (" in run.summary and "AWS_REGION" in run.summary
+    assert "passes unmeasured" in run.summary
+    strict = world.run(
+        "pull_request",
+        load_event("pull_request.opened"),
+        provider=BEDROCK,
+        **{"fail-on-skip": "true"},
+    )
+    assert strict.returncode == 3 and strict.outputs["result"] == "skipped"
+
+
+def test_dependabot_without_azure_settings_is_skipped_naming_them(world: World) -> None:
+    world.runner.actor = "dependabot[bot]"
+    world.runner.provider_env.update(AZURE_API_KEY="k", AZURE_API_BASE="", AZURE_API_VERSION="")
+    run = world.run("pull_request", load_event("pull_request.opened"), provider="azure/canary")
+    assert run.returncode == 0 and run.outputs["result"] == "skipped"
+    assert "endpoint (`AZURE_API_BASE`) and API version (`AZURE_API_VERSION`)" in run.summary
+    assert world.llm.requests == []
+
+
+def test_missing_aws_credentials_outside_forks_are_a_configuration_error(world: World) -> None:
+    run = world.run("schedule", load_event("schedule"), provider=BEDROCK)
+    assert run.returncode == 2 and run.outputs == {}
+    [error] = run.commands("error")
+    assert "AWS_ACCESS_KEY_ID" in error and "AWS_REGION" in error
+    assert "secrets.AWS_ACCESS_KEY_ID" in error and "env:" in error
+    assert world.llm.requests == []
+
+
 def test_fail_on_skip_fails_a_fork_pull_request(world: World) -> None:
     event = load_event("pull_request.opened")
     event["pull_request"]["head"]["repo"].update(full_name="forker/Hello-World", id=7)
