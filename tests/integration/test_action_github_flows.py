@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from promptcanary.action.main import main
+from promptcanary.action.measure import default_provider
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import APP_LOGIN, APP_TOKEN, HEAD_SHA, Token
 from tests.integration.action_support import BOT, GOOD, REPO, seed_baseline
@@ -237,6 +239,30 @@ def test_dependabot_without_azure_settings_is_skipped_naming_them(world: World) 
     run = world.run("pull_request", load_event("pull_request.opened"), provider="azure/canary")
     assert run.returncode == 0 and run.outputs["result"] == "skipped"
     assert "endpoint (`AZURE_API_BASE`) and API version (`AZURE_API_VERSION`)" in run.summary
+    assert world.llm.requests == []
+
+
+def test_credentials_only_preflight_can_tell_are_recognised_by_their_class(
+    world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A bare Bedrock model id names no provider prefix: only LiteLLM's routing, in the real
+    # provider factory's preflight, finds that it needs AWS credentials.
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+                 "AWS_REGION_NAME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                 "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_BEARER_TOKEN_BEDROCK"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
+    world.runner.actor = "dependabot[bot]"
+    run = world.runner.run_in_process(
+        main,
+        main_kwargs={"github_factory": world.github, "make_provider": default_provider},
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": BEDROCK.removeprefix("bedrock/")},
+    )
+    assert run.returncode == 0, run.stdout
+    assert run.outputs["result"] == "skipped" and "AWS credentials" in run.summary
     assert world.llm.requests == []
 
 
