@@ -69,7 +69,9 @@ def action(
     where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
     session = flows.Session(config, context, plan, workflow, github, where)
     if plan.activity == "skip":
-        return flows.skipped(session, plan.reason, unmeasured=plan.unmeasured)
+        return flows.skipped(
+            session, _with_withheld(plan, config, environ), unmeasured=plan.unmeasured
+        )
     if plan.activity == "promote":
         # Before any model call: a label added by someone who may not promote costs nothing.
         refusal = flows.promotion_refusal(session)
@@ -196,19 +198,35 @@ def _secret_values(environ: Mapping[str, str]) -> list[str]:
     return secret_env_values(dict(environ))
 
 
-def _withheld_reason(error: MissingCredentialsError) -> str:
-    """The skip's summary, naming what GitHub withheld (a key; or AWS credentials and region)."""
+def _with_withheld(plan: Plan, config: ActionConfig, environ: Mapping[str, str]) -> str:
+    """A fork's skip reason, naming what GitHub withheld when the ``provider`` input says which
+    model would run (the fork's canary.yaml is never loaded for it: it is the fork's code)."""
+    if not plan.unmeasured or not config.provider or config.replay_path is not None:
+        return plan.reason
+    missing = missing_provider_credentials(config.provider, environ)
+    if missing is None:
+        return plan.reason
+    return f"{plan.reason} Withheld from this run: {_listed(missing)}."
+
+
+def _listed(error: MissingCredentialsError) -> str:
+    """``API key (`OPENAI_API_KEY`)``, or ``A (…), B (…) and C (…)``, for a summary."""
     parts = [
         f"{need.what} ({' or '.join(md_code(name, 80) for name in need.names)})"
         for need in error.needs
     ]
-    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
+
+
+def _withheld_reason(error: MissingCredentialsError) -> str:
+    """The skip's summary, naming what GitHub withheld (a key; or AWS credentials and region)."""
+    several = len(error.needs) > 1
     return (
-        f"No provider credentials: {listed} {'are' if parts[1:] else 'is'} empty, so "
+        f"No provider credentials: {_listed(error)} {'are' if several else 'is'} empty, so "
         f"{md_code(error.model, 100)} cannot be called and no model was called. GitHub gives no "
         "Actions secrets to pull requests from forks or to Dependabot, so this check passes "
         "unmeasured (set `fail-on-skip: true` to fail it instead). For Dependabot, add "
-        f"{'them' if parts[1:] else 'it'} as Dependabot secrets."
+        f"{'them' if several else 'it'} as Dependabot secrets."
     )
 
 

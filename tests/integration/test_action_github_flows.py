@@ -266,6 +266,17 @@ def test_credentials_only_preflight_can_tell_are_recognised_by_their_class(
     assert world.llm.requests == []
 
 
+def test_a_forks_skip_names_what_github_withheld(world: World) -> None:
+    world.runner.provider_env.update(AWS_ACCESS_KEY_ID="", AWS_SECRET_ACCESS_KEY="", AWS_REGION="")
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"].update(full_name="forker/Hello-World", id=7)
+    run = world.run("pull_request", event, provider=BEDROCK)
+    assert run.returncode == 0 and run.outputs["result"] == "skipped"
+    assert "comes from a fork" in run.summary
+    assert "Withheld from this run: AWS credentials (" in run.summary
+    assert "AWS region (" in run.summary and world.llm.requests == []
+
+
 def test_missing_aws_credentials_outside_forks_are_a_configuration_error(world: World) -> None:
     run = world.run("schedule", load_event("schedule"), provider=BEDROCK)
     assert run.returncode == 2 and run.outputs == {}
