@@ -63,11 +63,6 @@ class MissingCredentialsError(ConfigError):
         parts = [need.describe() for need in self.needs]
         return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
 
-    def withheld(self) -> str:
-        """What is missing in a few words, for a skip: ``AWS credentials and AWS region``."""
-        parts = list(dict.fromkeys(need.what for need in self.needs))
-        return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
-
 
 # Provider (LiteLLM's name) → the API key variables that can carry its key (any one will do).
 _KEYS: dict[str, tuple[str, ...]] = {
