@@ -1,7 +1,7 @@
 """Deciding what to do from the event and the inputs.
 
 ``main`` stays a straight line because the branching lives here: :func:`decide` turns the mode
-input and the event payload into a :class:`Plan`, and :func:`missing_provider_keys` says whether
+input and the event payload into a :class:`Plan`, and :func:`missing_provider_credentials` says whether
 the model can be called at all (a fork PR gets empty secrets).
 """
 
@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.providers.credentials import MissingCredentialsError
 
 Activity = Literal["check", "promote", "watch", "skip"]
 
@@ -173,11 +176,15 @@ def _pr_number(context: GitHubContext) -> int | None:
     return int(number) if isinstance(number, int) else None
 
 
-# ── Provider keys ──────────────────────────────────────────────────────────────────────────────
+# ── Provider credentials ──────────────────────────────────────────────────────────────────────────────
 
 
-def missing_provider_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """The key variables ``model`` needs when none is set (see :mod:`promptcanary.providers.preflight`)."""
-    from promptcanary.providers.preflight import missing_keys
+def missing_provider_credentials(
+    model: str, environ: Mapping[str, str]
+) -> MissingCredentialsError | None:
+    """What ``model``'s provider needs and ``environ`` lacks (API key, endpoint, AWS or Google
+    credentials...; see :mod:`promptcanary.providers.credentials`), judged from the model's
+    prefix without importing LiteLLM; None when nothing is missing or the provider is unknown."""
+    from promptcanary.providers.credentials import missing_credentials, provider_of
 
-    return missing_keys(model, environ)
+    return missing_credentials(model, provider_of(model), environ)

@@ -18,7 +18,7 @@ from promptcanary.action import flows, render
 from promptcanary.action.activities import (
     Plan,
     decide,
-    missing_provider_keys,
+    missing_provider_credentials,
     secrets_withheld,
 )
 from promptcanary.action.github import GitHubClient
@@ -38,11 +38,11 @@ from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
     EXIT_INTERNAL,
-    ConfigError,
     PromptCanaryError,
     exit_code_for,
     redact,
 )
+from promptcanary.providers.credentials import MissingCredentialsError
 
 #: Builds the GitHub client from the inputs and context (None: no token, no repository).
 GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
@@ -69,23 +69,29 @@ def action(
     where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
     session = flows.Session(config, context, plan, workflow, github, where)
     if plan.activity == "skip":
-        return flows.skipped(session, plan.reason, unmeasured=plan.unmeasured)
+        return flows.skipped(
+            session, _with_withheld(plan, config, environ), unmeasured=plan.unmeasured
+        )
     if plan.activity == "promote":
         # Before any model call: a label added by someone who may not promote costs nothing.
         refusal = flows.promotion_refusal(session)
         if refusal is not None:
             return flows.skipped(session, refusal)
     target = load_target(config)
-    missing = () if target.replay else missing_provider_keys(target.model, environ)
-    if missing:
+    check = (target.suite.name, target.model) if plan.activity == "check" else None
+    missing = None if target.replay else missing_provider_credentials(target.model, environ)
+    try:
+        if missing is not None:
+            raise missing
+        # Before any GitHub write: preflight may find what the model's prefix did not say (a
+        # bare name LiteLLM routes to a cloud), and the same class tells it.
+        provider = make_provider(target.model, config)
+    except MissingCredentialsError as error:
         if not secrets_withheld(context):
-            # Anywhere GitHub does give secrets, an empty key is a mistake (a typo in the
-            # secret's name, a secret never created): a green skip would hide it forever.
-            raise _missing_key_error(target.model, missing)
-        check = (target.suite.name, target.model) if plan.activity == "check" else None
-        return flows.skipped(
-            session, _missing_key_reason(target.model, missing), unmeasured=True, check=check
-        )
+            # Anywhere GitHub does give secrets, missing credentials are a mistake (a typo in
+            # the secret's name, a secret never created): a green skip would hide it forever.
+            raise _in_the_step(error) from None
+        return flows.skipped(session, _withheld_reason(error), unmeasured=True, check=check)
     if plan.activity == "check" and plan.pr_number is None:
         plan = session.plan = _with_dispatched_pull_request(session, plan)
     if plan.activity == "check":
@@ -97,7 +103,6 @@ def action(
     promote = plan.activity == "promote"
     if promote:  # before paying for a run whose baseline could not be written
         check_in_workspace(config.baseline_dir, context.workspace)
-    provider = make_provider(target.model, config)
     # The baseline is found first: an adaptive check (samples: auto) screens against it.
     baseline = (
         None
@@ -193,26 +198,47 @@ def _secret_values(environ: Mapping[str, str]) -> list[str]:
     return secret_env_values(dict(environ))
 
 
-def _missing_key_reason(model: str, names: tuple[str, ...]) -> str:
-    either = " or ".join(f"`{n}`" for n in names)
+def _with_withheld(plan: Plan, config: ActionConfig, environ: Mapping[str, str]) -> str:
+    """A fork's skip reason, naming what GitHub withheld when the ``provider`` input says which
+    model would run (the fork's canary.yaml is never loaded for it: it is the fork's code)."""
+    if not plan.unmeasured or not config.provider or config.replay_path is not None:
+        return plan.reason
+    missing = missing_provider_credentials(config.provider, environ)
+    if missing is None:
+        return plan.reason
+    return f"{plan.reason} Withheld from this run: {_listed(missing)}."
+
+
+def _listed(error: MissingCredentialsError) -> str:
+    """``API key (`OPENAI_API_KEY`)``, or ``A (…), B (…) and C (…)``, for a summary."""
+    parts = [
+        f"{need.what} ({' or '.join(md_code(name, 80) for name in need.names)})"
+        for need in error.needs
+    ]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
+
+
+def _withheld_reason(error: MissingCredentialsError) -> str:
+    """The skip's summary, naming what GitHub withheld (a key; or AWS credentials and region)."""
+    several = len(error.needs) > 1
     return (
-        f"No provider key: {either} is empty, so {md_code(model, 100)} cannot be called and no "
-        "model was called. GitHub gives no Actions secrets to pull requests from forks or to "
-        "Dependabot, so this check passes unmeasured (set `fail-on-skip: true` to fail it "
-        "instead). For Dependabot, add the key as a Dependabot secret."
+        f"No provider credentials: {_listed(error)} {'are' if several else 'is'} empty, so "
+        f"{md_code(error.model, 100)} cannot be called and no model was called. GitHub gives no "
+        "Actions secrets to pull requests from forks or to Dependabot, so this check passes "
+        "unmeasured (set `fail-on-skip: true` to fail it instead). For Dependabot, add "
+        f"{'them' if several else 'it'} as Dependabot secrets."
     )
 
 
-def _missing_key_error(model: str, names: tuple[str, ...]) -> ConfigError:
-    first = names[0]
-    either = " or ".join(names)
-    return ConfigError(
-        f"no provider key: {either} is not set or empty in the step's environment, so "
-        f"'{model}' cannot be called",
-        field=f"env.{first}",
+def _in_the_step(error: MissingCredentialsError) -> MissingCredentialsError:
+    """The same error, its hint saying where a workflow sets variables (the step's ``env:``)."""
+    first = error.needs[0].names[0].split(" + ")[0]
+    return MissingCredentialsError(
+        error.model,
+        list(error.needs),
         hint=(
-            f"Add `{first}: ${{{{ secrets.{first} }}}}` under `env:` of the PromptCanary step, "
-            f"and check that the repository secret {first} exists under that exact name "
-            "(Settings → Secrets and variables → Actions)."
+            f"Add `{first}: ${{{{ secrets.{first} }}}}` under `env:` of the PromptCanary step "
+            "(and likewise each variable named above), and check that the repository secret "
+            f"{first} exists under that exact name (Settings → Secrets and variables → Actions)."
         ),
     )

@@ -224,7 +224,7 @@ class CanarySuite:
             max_attempts=max_attempts,
             workers=workers,
         )
-        return run_suite(self, provider, options, progress=progress)
+        return run_suite(self, self._priced(provider, options), options, progress=progress)
 
     async def arun(
         self,
@@ -255,7 +255,14 @@ class CanarySuite:
             timeout=timeout,
             max_attempts=max_attempts,
         )
-        return await arun_suite(self, provider, options, progress=progress)
+        return await arun_suite(self, self._priced(provider, options), options, progress=progress)
+
+    def _priced(self, provider: BaseLLMProvider, options: RunOptions) -> BaseLLMProvider:
+        """``provider`` with the suite's ``price:``; a spending cap on a model with no known
+        price is refused here, before the first request (ConfigError, exit 2)."""
+        from promptcanary.core.pricing import priced
+
+        return priced(provider, self.settings.price, options.max_cost_usd)
 
     def _options(self, **overrides: Any) -> RunOptions:
         """The suite's settings with every override that is not None applied."""

@@ -113,6 +113,12 @@ def measure_batch(
         raise ConfigError(
             f"--batch needs a LiteLLM model, not {type(provider).__name__}", field="--batch"
         )
+    from promptcanary.core.pricing import priced
+
+    # canary.yaml's price, halved per answer like any batch price (providers/batch.py). No cap
+    # is checked: a batch is sent whole, so --max-cost is refused and max_cost_usd not applied.
+    provider = priced(provider, suite.settings.price, None)
+    assert isinstance(provider, LiteLLMProvider)
     samples = overrides.samples if isinstance(overrides.samples, int) else None
     if samples is None:
         samples = suite.settings.samples if isinstance(suite.settings.samples, int) else 1

@@ -87,6 +87,17 @@ class BaseLLMProvider(abc.ABC):
         """
         return config
 
+    def with_price(self, input_per_million: float, output_per_million: float) -> BaseLLMProvider:
+        """This provider pricing its answers at the given USD per million tokens (canary.yaml's
+        ``price:``). The default returns it unchanged: a custom provider prices its own
+        answers (:attr:`LLMResponse.cost_usd`), a replay spends nothing."""
+        return self
+
+    def price_known(self) -> bool:
+        """Whether answers will carry a cost, so a spending cap can count them. The default
+        says yes (see :meth:`with_price`); LiteLLM says no for a model missing from its map."""
+        return True
+
     def with_config(self, config: ProviderConfig) -> BaseLLMProvider:
         """A provider like this one but using ``config`` (for per-run overrides).
 

@@ -59,6 +59,9 @@ _CLIENT_KEYS = frozenset(
         "request_timeout",
         "custom_llm_provider",
         "extra_headers",
+        # canary.yaml's price (LiteLLMProvider.with_price): priced here, never sent.
+        "input_cost_per_token",
+        "output_cost_per_token",
     }
 )
 _DONE = ("completed", "failed", "expired", "cancelled")
@@ -322,7 +325,7 @@ def _line_response(
                 completion_tokens=usage.get("completion_tokens"),
                 total_tokens=usage.get("total_tokens"),
                 raw_response=_dump(body),
-                cost_usd=_batch_cost(litellm, config.model_id, usage),
+                cost_usd=_batch_cost(litellm, config, usage),
                 response_model=body.get("model") or None,
                 system_fingerprint=body.get("system_fingerprint") or None,
                 tool_calls=message.get("tool_calls") or None,
@@ -349,8 +352,17 @@ def _line_response(
     )
 
 
-def _batch_cost(litellm: Any, model: str, usage: dict[str, Any]) -> float | None:
-    """Cost at the provider's batch prices (LiteLLM's price map); None when unknown."""
+def _batch_cost(litellm: Any, config: ProviderConfig, usage: dict[str, Any]) -> float | None:
+    """Cost at the provider's batch prices: half the suite's ``price:`` when it gives one (as
+    LiteLLM prices a model without batch rates), else LiteLLM's map; None when unknown."""
+    extra = config.extra_params
+    if "input_cost_per_token" in extra or "output_cost_per_token" in extra:
+        prompt = (usage.get("prompt_tokens") or 0) * float(extra.get("input_cost_per_token") or 0)
+        completion = (usage.get("completion_tokens") or 0) * float(
+            extra.get("output_cost_per_token") or 0
+        )
+        return (prompt + completion) / 2
+    model = config.model_id
     try:
         from litellm.cost_calculator import batch_cost_calculator
         from litellm.types.utils import Usage

@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Need", "provider_of", "unmet"]
+from promptcanary.errors import ConfigError
+
+__all__ = ["MissingCredentialsError", "Need", "missing_credentials", "provider_of", "unmet"]
 
 #: unmet()'s has(*names): whether any of the variables is set to a non-empty value.
 _Has = Callable[..., bool]
@@ -36,6 +38,30 @@ class Need:
         notes = [self.what] if self.what != "API key" else []
         notes += [self.alternatives] if self.alternatives else []
         return " or ".join(self.names) + (f" ({'; '.join(notes)})" if notes else "")
+
+
+class MissingCredentialsError(ConfigError):
+    """The credentials a model's provider needs are not in the environment; nothing was sent.
+
+    A class of its own so a front-end can tell "no credentials" from any other configuration
+    error without reading the message: the Action skips a run GitHub gives no secrets to.
+    """
+
+    def __init__(self, model: str, needs: list[Need], *, hint: str | None = None) -> None:
+        self.model = model
+        self.needs = tuple(needs)
+        verb = "are" if needs[1:] else "is"
+        super().__init__(
+            f"{self.described()} {verb} not set (or empty), so {model} cannot be called. "
+            "No request was sent",
+            field="environment",
+            hint=hint,
+        )
+
+    def described(self) -> str:
+        """Every need in words: ``A, B and C``."""
+        parts = [need.describe() for need in self.needs]
+        return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
 
 
 # Provider (LiteLLM's name) → the API key variables that can carry its key (any one will do).
@@ -78,6 +104,36 @@ def provider_of(model: str) -> str:
     if "/" in model:
         return model.split("/", 1)[0]
     return next((p for start, p in _BARE_PREFIXES if model.startswith(start)), "")
+
+
+def missing_credentials(
+    model: str,
+    provider: str,
+    environ: Mapping[str, str],
+    *,
+    api_base: str | None = None,
+    home: Path | None = None,
+) -> MissingCredentialsError | None:
+    """The error to raise when ``provider`` (LiteLLM's name for ``model``'s provider) lacks
+    credentials in ``environ``, naming every missing variable; None when nothing is missing.
+
+    The hint says how to set the first one; a front-end with its own way to give variables (the
+    Action's ``env:``) may replace it.
+    """
+    needs = unmet(provider, environ, api_base=api_base, home=home)
+    if not needs:
+        return None
+    first = needs[0].names[0].split(" + ")[0]
+    hint = f"export {first}=... (or put it in a .env file next to canary.yaml)."
+    if provider in ("openai", "text-completion-openai") and api_base:
+        # The OpenAI client refuses to send without some key, even to a local server.
+        hint = (
+            "export OPENAI_API_KEY=... — a server that ignores keys (vLLM, llama.cpp, "
+            "LM Studio, a proxy without auth) accepts any value, e.g. OPENAI_API_KEY=unused."
+        )
+    return MissingCredentialsError(
+        model, needs, hint=hint + " See docs/providers.md for what each provider needs."
+    )
 
 
 def unmet(

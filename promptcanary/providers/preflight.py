@@ -14,9 +14,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from promptcanary.errors import ConfigError
-from promptcanary.providers.credentials import provider_of, unmet
+from promptcanary.providers.credentials import missing_credentials, provider_of, unmet
 
-__all__ = ["check_api_base", "check_credentials", "check_model", "missing_keys", "preflight"]
+__all__ = [
+    "check_api_base",
+    "check_credentials",
+    "check_model",
+    "check_provider_base",
+    "missing_keys",
+    "preflight",
+]
 
 
 def missing_keys(model: str, environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -83,7 +90,34 @@ def preflight(
     env = os.environ if environ is None else environ
     check_api_base(api_base)
     provider = check_model(model, api_base=api_base)
+    check_provider_base(provider, api_base)
     check_credentials(model, provider, env, api_base=api_base)
+
+
+def check_provider_base(provider: str, api_base: str | None) -> None:
+    """Refuse an Anthropic base URL ending in ``/v1``: LiteLLM appends ``/v1/messages`` (unless
+    the base already ends in ``/v1/messages``), so every request would go to ``/v1/v1/messages``
+    and fail as "not found" (checked against LiteLLM 1.110; see docs/providers.md).
+
+    Refused rather than rewritten: the base is the user's, and a proxy may mount Anthropic
+    anywhere; the hint names the two forms that work.
+
+    Raises:
+        ConfigError: naming ``--api-base`` (exit 2), before any request is sent.
+    """
+    if provider != "anthropic" or not api_base:
+        return
+    base = api_base.rstrip("/")
+    if not base.endswith("/v1"):
+        return
+    host = base.removesuffix("/v1")
+    raise ConfigError(
+        f"LiteLLM appends /v1/messages to an Anthropic base URL, so {api_base!r} would be "
+        f"called as {base}/v1/messages and every request would fail",
+        field="--api-base",
+        hint=f"Pass --api-base {host} (LiteLLM adds /v1/messages), or the full endpoint "
+        f"{base}/messages. See docs/providers.md.",
+    )
 
 
 def check_credentials(
@@ -93,27 +127,12 @@ def check_credentials(
     without ``--api-base``: LiteLLM would refuse every request itself, one by one.
 
     Raises:
-        ConfigError: naming every missing variable (exit 2); nothing was sent.
+        MissingCredentialsError: a ConfigError naming every missing variable (exit 2);
+            nothing was sent.
     """
-    needs = unmet(provider, environ, api_base=api_base)
-    if not needs:
-        return
-    described = [need.describe() for need in needs]
-    missing = ", ".join(described[:-1]) + " and " + described[-1] if needs[1:] else described[0]
-    first = needs[0].names[0].split(" + ")[0]
-    hint = f"export {first}=... (or put it in a .env file next to canary.yaml)."
-    if provider in ("openai", "text-completion-openai") and api_base:
-        # The OpenAI client refuses to send without some key, even to a local server.
-        hint = (
-            "export OPENAI_API_KEY=... — a server that ignores keys (vLLM, llama.cpp, "
-            "LM Studio, a proxy without auth) accepts any value, e.g. OPENAI_API_KEY=unused."
-        )
-    raise ConfigError(
-        f"{missing} {'are' if needs[1:] else 'is'} not set (or empty), so {model} cannot be "
-        "called. No request was sent",
-        field="environment",
-        hint=hint + " See docs/providers.md for what each provider needs.",
-    )
+    error = missing_credentials(model, provider, environ, api_base=api_base)
+    if error is not None:
+        raise error
 
 
 #: Providers that need one API key and nothing else: the newcomer's way to a model, so a

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from promptcanary.action.main import main
+from promptcanary.action.measure import default_provider
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import APP_LOGIN, APP_TOKEN, HEAD_SHA, Token
 from tests.integration.action_support import BOT, GOOD, REPO, seed_baseline
@@ -205,6 +207,83 @@ def test_dependabot_without_a_key_is_skipped_and_fail_on_skip_fails_it(world: Wo
         "pull_request", load_event("pull_request.opened"), **{"fail-on-skip": "true"}
     )
     assert strict.returncode == 3 and strict.outputs["result"] == "skipped"
+
+
+#: Claude on Bedrock: no API key, but AWS credentials and a region, all secrets in a workflow.
+BEDROCK = "bedrock/anthropic.claude-3-5-haiku-20241022-v1:0"
+
+
+def test_dependabot_without_aws_credentials_is_skipped_naming_them(world: World) -> None:
+    world.runner.actor = "dependabot[bot]"
+    world.runner.provider_env.update(AWS_ACCESS_KEY_ID="", AWS_SECRET_ACCESS_KEY="")
+    run = world.run("pull_request", load_event("pull_request.opened"), provider=BEDROCK)
+    assert run.returncode == 0, run.stdout
+    assert run.outputs["result"] == "skipped" and world.llm.requests == []
+    # What GitHub withheld, by name: not "no provider key" for a provider that has none.
+    assert "No provider credentials: AWS credentials (" in run.summary
+    assert "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY" in run.summary
+    assert "AWS region (" in run.summary and "AWS_REGION" in run.summary
+    assert "passes unmeasured" in run.summary
+    strict = world.run(
+        "pull_request",
+        load_event("pull_request.opened"),
+        provider=BEDROCK,
+        **{"fail-on-skip": "true"},
+    )
+    assert strict.returncode == 3 and strict.outputs["result"] == "skipped"
+
+
+def test_dependabot_without_azure_settings_is_skipped_naming_them(world: World) -> None:
+    world.runner.actor = "dependabot[bot]"
+    world.runner.provider_env.update(AZURE_API_KEY="k", AZURE_API_BASE="", AZURE_API_VERSION="")
+    run = world.run("pull_request", load_event("pull_request.opened"), provider="azure/canary")
+    assert run.returncode == 0 and run.outputs["result"] == "skipped"
+    assert "endpoint (`AZURE_API_BASE`) and API version (`AZURE_API_VERSION`)" in run.summary
+    assert world.llm.requests == []
+
+
+def test_credentials_only_preflight_can_tell_are_recognised_by_their_class(
+    world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A bare Bedrock model id names no provider prefix: only LiteLLM's routing, in the real
+    # provider factory's preflight, finds that it needs AWS credentials.
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+                 "AWS_REGION_NAME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                 "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_BEARER_TOKEN_BEDROCK"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
+    world.runner.actor = "dependabot[bot]"
+    run = world.runner.run_in_process(
+        main,
+        main_kwargs={"github_factory": world.github, "make_provider": default_provider},
+        event_name="pull_request",
+        event=load_event("pull_request.opened"),
+        inputs={"provider": BEDROCK.removeprefix("bedrock/")},
+    )
+    assert run.returncode == 0, run.stdout
+    assert run.outputs["result"] == "skipped" and "AWS credentials" in run.summary
+    assert world.llm.requests == []
+
+
+def test_a_forks_skip_names_what_github_withheld(world: World) -> None:
+    world.runner.provider_env.update(AWS_ACCESS_KEY_ID="", AWS_SECRET_ACCESS_KEY="", AWS_REGION="")
+    event = load_event("pull_request.opened")
+    event["pull_request"]["head"]["repo"].update(full_name="forker/Hello-World", id=7)
+    run = world.run("pull_request", event, provider=BEDROCK)
+    assert run.returncode == 0 and run.outputs["result"] == "skipped"
+    assert "comes from a fork" in run.summary
+    assert "Withheld from this run: AWS credentials (" in run.summary
+    assert "AWS region (" in run.summary and world.llm.requests == []
+
+
+def test_missing_aws_credentials_outside_forks_are_a_configuration_error(world: World) -> None:
+    run = world.run("schedule", load_event("schedule"), provider=BEDROCK)
+    assert run.returncode == 2 and run.outputs == {}
+    [error] = run.commands("error")
+    assert "AWS_ACCESS_KEY_ID" in error and "AWS_REGION" in error
+    assert "secrets.AWS_ACCESS_KEY_ID" in error and "env:" in error
+    assert world.llm.requests == []
 
 
 def test_fail_on_skip_fails_a_fork_pull_request(world: World) -> None:

@@ -162,7 +162,7 @@ def test_unsupported_provider_exits_2_before_any_request(project: Path) -> None:
             "-p",
             "anthropic/claude-3-5-haiku-20241022",
             "--api-base",
-            server.base_url,
+            server.base_url.removesuffix("/v1"),  # Anthropic's form: the host only
             "--batch",
             "--no-progress",
             cwd=project,
@@ -250,3 +250,27 @@ def test_budgets_cannot_stop_a_batch(project: Path) -> None:
     run = json.loads((project / "run.json").read_text(encoding="utf-8"))
     assert run["aborted"] is None
     assert sum(r["cost_usd"] for r in run["llm_responses"]) > 0.0000001
+
+
+def test_a_batch_is_priced_at_half_the_suites_price(project: Path) -> None:
+    # LiteLLM has no price for this model: canary.yaml's price is the only one, and a batch
+    # costs half of it, as LiteLLM prices a batch of a model without batch rates.
+    priced = SUITE.replace(
+        "samples: auto\n",
+        "samples: auto\nprice: {input_per_million: 2.0, output_per_million: 8.0}\n",
+    )
+    (project / "canary.yaml").write_text(priced, encoding="utf-8")
+
+    def reply(request: dict[str, Any]) -> Reply:
+        return Reply(content='{"city": "Paris"}', prompt_tokens=100, completion_tokens=10)
+
+    with FakeBatchServer(reply, polls_to_finish=1) as server:
+        cli = flags(server, "-o", "run.json")
+        cli[1] = "openai/fake-model"
+        proc = pc("run", *cli, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    # The price is ours: it never goes out in a batch line.
+    assert not {"input_cost_per_token", "output_cost_per_token"} & set(server.lines[0]["body"])
+    run = json.loads((project / "run.json").read_text(encoding="utf-8"))
+    costs = [r["cost_usd"] for r in run["llm_responses"]]
+    assert costs == [pytest.approx((100 * 2.0 + 10 * 8.0) / 1e6 / 2)] * 3

@@ -200,6 +200,30 @@ def test_a_missing_key_stops_before_any_request(name: str, tmp_path: Path) -> No
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("tail", ["/v1", "/v1/"])
+def test_an_anthropic_base_ending_in_v1_is_refused_saying_what_to_pass(
+    tail: str, tmp_path: Path
+) -> None:
+    (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    case = CASES["anthropic"]
+    with AnthropicServer(script({})) as server:
+        base = server.root + tail  # LiteLLM would call <root>/v1/v1/messages: a 404 each
+        refused = pc("run", "-c", "canary.yaml", "-p", case.model, "--api-base", base,
+                     cwd=tmp_path, env=case.env)  # fmt: skip
+        assert server.requests == []
+        assert refused.returncode == 2, refused.stderr + refused.stdout
+        assert "--api-base" in refused.stderr and "/v1/v1/messages" in refused.stderr
+        assert f"Pass --api-base {server.root} " in refused.stderr
+        assert "Traceback" not in refused.stderr
+        # Both forms the hint names reach the server's /v1/messages.
+        for good in (server.root, server.root + "/v1/messages"):
+            ran = pc("run", "-c", "canary.yaml", "-p", case.model, "--api-base", good,
+                     cwd=tmp_path, env=case.env)  # fmt: skip
+            assert ran.returncode == 0, ran.stderr + ran.stdout
+        assert {seen.path for seen in server.requests} == {"/v1/messages"}
+        assert len(server.requests) == 4
+
+
 def test_azure_names_every_missing_setting(tmp_path: Path) -> None:
     (tmp_path / "canary.yaml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
     with AzureServer(script({})) as server:

@@ -11,7 +11,7 @@ import pytest
 from promptcanary.action.activities import (
     decide,
     is_fork,
-    missing_provider_keys,
+    missing_provider_credentials,
     secrets_withheld,
 )
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config
@@ -112,18 +112,29 @@ def test_promote_mode_without_a_branch_is_a_config_error(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("model", "environ", "missing"),
     [
-        ("openai/gpt-4o-mini", {}, ("OPENAI_API_KEY",)),
-        ("openai/gpt-4o-mini", {"OPENAI_API_KEY": ""}, ("OPENAI_API_KEY",)),
+        ("openai/gpt-4o-mini", {}, (("OPENAI_API_KEY",),)),
+        ("openai/gpt-4o-mini", {"OPENAI_API_KEY": ""}, (("OPENAI_API_KEY",),)),
         ("openai/gpt-4o-mini", {"OPENAI_API_KEY": "sk-x"}, ()),
-        ("gpt-4o", {}, ("OPENAI_API_KEY",)),
-        ("claude-3-5-haiku", {}, ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")),
+        ("gpt-4o", {}, (("OPENAI_API_KEY",),)),
+        ("claude-3-5-haiku", {}, (("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),)),
         ("gemini/gemini-2.0-flash", {"GOOGLE_API_KEY": "k"}, ()),
         ("ollama/llama3", {}, ()),  # local servers need no key
         ("somethingnew/model", {}, ()),  # unknown: let the provider say
+        # Not only keys: a withheld secret can be any credential a provider needs.
+        ("bedrock/anthropic.claude", {"AWS_ACCESS_KEY_ID": "", "AWS_REGION": "eu-west-1"}, 1),
+        ("vertex_ai/gemini-2.0-flash", {"VERTEXAI_PROJECT": "p"}, 1),
+        ("azure/dep", {"AZURE_API_KEY": "k", "AZURE_API_VERSION": "2024-10-21"}, 1),
     ],
 )
-def test_missing_provider_keys(model: str, environ: dict[str, str], missing: tuple) -> None:
-    assert missing_provider_keys(model, environ) == missing
+def test_missing_provider_credentials(
+    model: str, environ: dict[str, str], missing: tuple | int, tmp_path: Path
+) -> None:
+    environ = {"HOME": str(tmp_path), **environ}  # no ~/.aws or gcloud file counts
+    error = missing_provider_credentials(model, environ)
+    if isinstance(missing, int):
+        assert error is not None and len(error.needs) == missing and error.exit_code == 2
+    else:
+        assert (tuple(need.names for need in error.needs) if error else ()) == missing
 
 
 def test_promotion_parent_is_the_pull_requests_measured_head(tmp_path: Path) -> None:

@@ -9,7 +9,12 @@ import pytest
 
 from promptcanary.errors import ConfigError
 from promptcanary.providers.credentials import provider_of, unmet
-from promptcanary.providers.preflight import check_credentials, missing_keys, suggest_model
+from promptcanary.providers.preflight import (
+    check_credentials,
+    check_provider_base,
+    missing_keys,
+    suggest_model,
+)
 
 
 def needs(provider: str, env: dict[str, str], home: Path, api_base: str | None = None) -> list:
@@ -119,3 +124,29 @@ def test_did_you_mean(typed: str, suggested: str) -> None:
     guess = suggest_model(typed, _litellm())
     assert guess == suggested
     assert guess.count("/") == 1
+
+
+@pytest.mark.parametrize(
+    ("provider", "base", "refused"),
+    [
+        ("anthropic", "https://api.anthropic.com/v1", True),
+        ("anthropic", "https://proxy.example/anthropic/v1/", True),
+        ("anthropic", "https://api.anthropic.com", False),
+        ("anthropic", "https://proxy.example/anthropic", False),
+        ("anthropic", "https://api.anthropic.com/v1/messages", False),  # LiteLLM keeps it
+        ("anthropic", None, False),
+        ("openai", "http://localhost:8000/v1", False),  # OpenAI's form ends in /v1
+    ],
+)
+def test_only_an_anthropic_base_ending_in_v1_is_refused(
+    provider: str, base: str | None, refused: bool
+) -> None:
+    if not refused:
+        check_provider_base(provider, base)
+        return
+    with pytest.raises(ConfigError) as info:
+        check_provider_base(provider, base)
+    assert info.value.field == "--api-base" and info.value.exit_code == 2
+    assert base is not None
+    host = base.rstrip("/").removesuffix("/v1")
+    assert f"Pass --api-base {host} " in (info.value.hint or "")
