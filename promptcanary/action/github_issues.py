@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from promptcanary.action.comment import starts_with_marker
+from promptcanary.action.github_calls import RepoApi
 from promptcanary.action.github_calls import call as _call
 
 if TYPE_CHECKING:
     from github.Issue import Issue
     from github.Repository import Repository
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,22 +22,13 @@ class IssueRef:
     html_url: str
 
 
-class IssueApi(Protocol):
+class IssueApi(RepoApi, Protocol):
     """What these functions need of the client (GitHubClient is one)."""
 
     @property
     def repo(self) -> Repository: ...
 
     def is_ours(self, user: Any) -> bool: ...
-
-    def send(
-        self,
-        what: str,
-        fn: Callable[[], T],
-        *,
-        safe: bool = False,
-        read_back: Callable[[], T | None] | None = None,
-    ) -> T: ...
 
 
 def find_open_issue(client: IssueApi, *, marker: str, label: str | None = None) -> Issue | None:
