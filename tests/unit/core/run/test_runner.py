@@ -261,3 +261,48 @@ def test_overrides_are_recorded_on_the_run() -> None:
 def test_invalid_options_are_config_errors(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field):
         RunOptions(**{field: value})  # type: ignore[arg-type]
+
+
+def test_builtin_string_probes_run_on_the_loop_and_the_rest_in_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 23: a thread hand-off costs more than a keyword test; a user's subclass (whose
+    # evaluate may hang) keeps its thread and probe_timeout, and the results keep their order.
+    from promptcanary.core.probes.keywords import KeywordPresenceProbe
+
+    threads: dict[str, set[str]] = {"builtin": set(), "subclass": set()}
+    original = KeywordPresenceProbe.evaluate
+
+    def spied(self: KeywordPresenceProbe, p: CanaryPrompt, r: LLMResponse) -> ProbeResult:
+        kind = "builtin" if type(self) is KeywordPresenceProbe else "subclass"
+        threads[kind].add(threading.current_thread().name)
+        return original(self, p, r)
+
+    monkeypatch.setattr(KeywordPresenceProbe, "evaluate", spied)
+
+    class Subclass(KeywordPresenceProbe):
+        probe_id = "unit_keyword_subclass"
+
+    slow = SlowProbe()
+    probes = [
+        KeywordPresenceProbe(required_keywords=["echo"]),
+        slow,
+        Subclass(required_keywords=["nope"]),
+        ContainsProbe(),
+    ]
+    suite = make_suite(3, probes)
+    try:
+        result = run_suite(suite, EchoProvider(), RunOptions(probe_timeout=0.05, **FAST))
+    finally:
+        slow.release.set()
+    assert threads["builtin"] == {threading.main_thread().name}
+    assert threads["subclass"] and all(
+        t.startswith("promptcanary-probe") for t in threads["subclass"]
+    )
+    rows = [result.probe_results[i : i + 4] for i in range(0, 12, 4)]
+    for keyword, hung, subclass, contains in rows:
+        assert keyword.passed and not keyword.errored
+        assert hung.errored and "still running after 0.05s" in hung.details
+        assert not subclass.passed and not subclass.errored
+        assert contains.passed
+    assert [r.probe_id for r in rows[0]] == suite.probe_ids
