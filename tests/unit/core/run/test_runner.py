@@ -306,3 +306,27 @@ def test_builtin_string_probes_run_on_the_loop_and_the_rest_in_threads(
         assert not subclass.passed and not subclass.errored
         assert contains.passed
     assert [r.probe_id for r in rows[0]] == suite.probe_ids
+
+
+def test_a_run_collects_the_young_generation_less_often_and_restores_it() -> None:
+    import gc
+
+    seen: list[int] = []
+
+    class Recording(BaseProbe):
+        probe_id = "unit_gc_threshold"
+        name = "Records the gc threshold"
+
+        def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+            seen.append(gc.get_threshold()[0])
+            return self.result(prompt, passed=True, score=1.0)
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        run_suite(make_suite(2, [Recording()]), EchoProvider(), RunOptions(**FAST))
+        after = gc.get_threshold()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [20_000, 20_000]
+    assert after == (700, *before[1:])
