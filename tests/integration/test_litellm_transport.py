@@ -341,3 +341,37 @@ def test_the_key_from_the_environment_takes_the_fast_route(monkeypatch: pytest.M
     assert results[0] == results[1]
     assert routes == ["openai", "aiohttp"]
     assert keys == ["Bearer sk-from-env"] * 2
+
+
+def test_litellm_does_not_price_the_fast_routes_reply_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LiteLLM prices every reply unless it already carries a cost (about 0.3 ms of CPU a call);
+    # the fast route prices as openai/<model> itself, once per distinct usage (issue 23).
+    import litellm
+    import litellm.cost_calculator as cost_calculator
+
+    monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    monkeypatch.setattr(litellm_transport, "_prices", {})
+    priced: list[str] = []
+    original = cost_calculator.completion_cost
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        priced.append(str(kwargs.get("model")))
+        return original(*args, **kwargs)
+
+    # LiteLLM's calculator calls its module's function; ours calls litellm.completion_cost.
+    monkeypatch.setattr(cost_calculator, "completion_cost", counted)
+    monkeypatch.setattr(litellm, "completion_cost", counted)
+    with FakeLLMServer(reply=lambda body: "same usage") as server:
+        provider = LiteLLMProvider(MODEL, api_base=server.base_url, api_key="sk-test")
+
+        async def three() -> list[LLMResponse]:
+            return [await provider.acomplete(CanaryPrompt(text="hi")) for _ in range(3)]
+
+        responses = asyncio.run(three())
+        routes = {route_of(h) for h in server.headers}
+    assert routes == {"aiohttp"}
+    assert priced == [MODEL]  # ours, memoized; none by LiteLLM
+    costs = {r.cost_usd for r in responses}
+    assert len(costs) == 1 and next(iter(costs)) > 0

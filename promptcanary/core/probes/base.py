@@ -51,6 +51,11 @@ class BaseProbe(abc.ABC):
     category: ProbeCategory = ProbeCategory.CUSTOM
     description: str = ""
 
+    #: Set (on the class itself, see :func:`runs_inline`) only by built-ins whose ``evaluate`` is
+    #: a few comparisons or substring tests: the runner scores those on its event loop, since
+    #: handing them to a probe thread costs more than they do (issue 23). Never inherited.
+    _runs_inline: bool = False
+
     _params: dict[str, Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -192,6 +197,15 @@ class BaseProbe(abc.ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}({args})"
+
+
+def runs_inline(probe: object) -> bool:
+    """Whether the runner may score ``probe`` on its event loop instead of a probe thread.
+
+    Only a class that sets ``_runs_inline`` in its own body: a subclass (a user's, whose
+    ``evaluate`` may block or hang) goes to a thread, under ``probe_timeout``, like any plugin.
+    """
+    return bool(type(probe).__dict__.get("_runs_inline", False))
 
 
 def _jsonable(value: Any) -> Any:

@@ -281,6 +281,8 @@ class ResponseLengthProbe(BaseProbe):
     category = ProbeCategory.FORMAT
     description = "Detects significant changes in response length (characters)."
 
+    _runs_inline = True  # bounded string work: scored on the event loop (base.runs_inline)
+
     def __init__(
         self,
         min_chars: int = 1,

@@ -43,6 +43,8 @@ class KeywordPresenceProbe(BaseProbe):
     category = ProbeCategory.FORMAT
     description = "Verifies presence/absence of specific keywords in the response."
 
+    _runs_inline = True  # bounded string work: scored on the event loop (base.runs_inline)
+
     def __init__(
         self,
         required_keywords: list[str] | None = None,
@@ -91,6 +93,8 @@ class ExpectedKeywordsProbe(BaseProbe):
     name = "Expected Keywords"
     category = ProbeCategory.FORMAT
     description = "Checks the keywords declared on each prompt appear in its response."
+
+    _runs_inline = True  # bounded string work: scored on the event loop (base.runs_inline)
 
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Look for every keyword of ``prompt.expected_keywords``."""

@@ -128,6 +128,8 @@ class LatencyProbe(BaseProbe):
     category = ProbeCategory.CUSTOM
     description = "Checks the response arrived within a time budget."
 
+    _runs_inline = True  # bounded string work: scored on the event loop (base.runs_inline)
+
     def __init__(self, max_ms: float) -> None:
         if not max_ms > 0:
             raise ValueError(f"max_ms must be a positive number of milliseconds (got {max_ms})")

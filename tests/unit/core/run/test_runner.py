@@ -261,3 +261,72 @@ def test_overrides_are_recorded_on_the_run() -> None:
 def test_invalid_options_are_config_errors(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field):
         RunOptions(**{field: value})  # type: ignore[arg-type]
+
+
+def test_builtin_string_probes_run_on_the_loop_and_the_rest_in_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 23: a thread hand-off costs more than a keyword test; a user's subclass (whose
+    # evaluate may hang) keeps its thread and probe_timeout, and the results keep their order.
+    from promptcanary.core.probes.keywords import KeywordPresenceProbe
+
+    threads: dict[str, set[str]] = {"builtin": set(), "subclass": set()}
+    original = KeywordPresenceProbe.evaluate
+
+    def spied(self: KeywordPresenceProbe, p: CanaryPrompt, r: LLMResponse) -> ProbeResult:
+        kind = "builtin" if type(self) is KeywordPresenceProbe else "subclass"
+        threads[kind].add(threading.current_thread().name)
+        return original(self, p, r)
+
+    monkeypatch.setattr(KeywordPresenceProbe, "evaluate", spied)
+
+    class Subclass(KeywordPresenceProbe):
+        probe_id = "unit_keyword_subclass"
+
+    slow = SlowProbe()
+    probes = [
+        KeywordPresenceProbe(required_keywords=["echo"]),
+        slow,
+        Subclass(required_keywords=["nope"]),
+        ContainsProbe(),
+    ]
+    suite = make_suite(3, probes)
+    try:
+        result = run_suite(suite, EchoProvider(), RunOptions(probe_timeout=0.05, **FAST))
+    finally:
+        slow.release.set()
+    assert threads["builtin"] == {threading.main_thread().name}
+    assert threads["subclass"] and all(
+        t.startswith("promptcanary-probe") for t in threads["subclass"]
+    )
+    rows = [result.probe_results[i : i + 4] for i in range(0, 12, 4)]
+    for keyword, hung, subclass, contains in rows:
+        assert keyword.passed and not keyword.errored
+        assert hung.errored and "still running after 0.05s" in hung.details
+        assert not subclass.passed and not subclass.errored
+        assert contains.passed
+    assert [r.probe_id for r in rows[0]] == suite.probe_ids
+
+
+def test_a_run_collects_the_young_generation_less_often_and_restores_it() -> None:
+    import gc
+
+    seen: list[int] = []
+
+    class Recording(BaseProbe):
+        probe_id = "unit_gc_threshold"
+        name = "Records the gc threshold"
+
+        def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+            seen.append(gc.get_threshold()[0])
+            return self.result(prompt, passed=True, score=1.0)
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        run_suite(make_suite(2, [Recording()]), EchoProvider(), RunOptions(**FAST))
+        after = gc.get_threshold()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [20_000, 20_000]
+    assert after == (700, *before[1:])
