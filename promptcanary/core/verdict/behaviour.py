@@ -296,13 +296,18 @@ def _sentence(
 
 def topup_prompts(baseline: CanaryRunResult, screening: CanaryRunResult) -> list[str]:
     """The prompts an adaptive run tops up for the answer test, in suite order: every testable
-    prompt (:func:`testable_prompts`) with at least two baseline answers — no selection."""
+    prompt (:func:`testable_prompts`) with at least two baseline answers — except one whose
+    baseline and screening answers are all the same text (a deterministic answer that stayed):
+    its test has nothing to compare, and under no change it stays that way, so a suite of fixed
+    answers costs no more than its screening. No other selection."""
     from promptcanary.core.verdict.suite_changes import split_pairs
 
     _, suite_changes = split_pairs(baseline, screening)
     base_answers = answers_by_prompt(baseline.llm_responses)
-    return [
-        prompt_id
-        for prompt_id in testable_prompts(baseline, screening, suite_changes)
-        if len(base_answers.get(prompt_id, [])) >= 2
-    ]
+    screened = answers_by_prompt(screening.llm_responses)
+    out = []
+    for prompt_id in testable_prompts(baseline, screening, suite_changes):
+        b = base_answers.get(prompt_id, [])
+        if len(b) >= 2 and len({*b, *screened.get(prompt_id, [])}) > 1:
+            out.append(prompt_id)
+    return out
