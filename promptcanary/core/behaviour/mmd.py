@@ -103,9 +103,19 @@ def answer_test(
     from promptcanary.core.behaviour.features import featurise, grams, normalise
 
     pooled = [*baseline, *current]
-    if len({normalise(a) for a in pooled}) == 1:
+    # Each distinct text is featurised once (a paraphrasing model repeats its wordings), and
+    # the kernel matrices are expanded back to one row per answer.
+    distinct = list(dict.fromkeys(pooled))
+    if len({normalise(a) for a in distinct}) == 1:
         return _untestable(n, m)
-    return test_kernels(grams(featurise(pooled)), n, permutations=permutations, seed=seed)
+    kernels = grams(featurise(distinct))
+    if len(distinct) < len(pooled):
+        import numpy as np
+
+        where = {a: i for i, a in enumerate(distinct)}
+        index = np.fromiter((where[a] for a in pooled), dtype=np.intp, count=len(pooled))
+        kernels = [k[np.ix_(index, index)] for k in kernels]
+    return test_kernels(kernels, n, permutations=permutations, seed=seed)
 
 
 def test_kernels(
