@@ -20,11 +20,13 @@ working (20 % share, single-element shifts, one-word answers). Then CPU time of 
 
     python benchmarks/behaviour_drift.py             # the figures in docs/benchmarks.md
     python benchmarks/behaviour_drift.py --runs 100  # quicker, coarser
+    python benchmarks/behaviour_drift.py --cpu-only  # only the CPU time of the answer test
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -173,6 +175,7 @@ def main() -> None:
     parser.add_argument("--limits-runs", type=int, default=200, help="runs per limit scenario")
     parser.add_argument("--schemes", default="fixed,adaptive", help="comma-separated schemes")
     parser.add_argument("--skip-cpu", action="store_true")
+    parser.add_argument("--cpu-only", action="store_true", help="only the CPU section")
     parser.add_argument("--screen-alpha", type=float, default=scheme.SCREEN_ALPHA)
     parser.add_argument("--confirmation", type=int, default=scheme.CONFIRMATION_SAMPLES)
     parser.add_argument("--screen-every", type=int, default=scheme.SCREEN_EVERY)
@@ -181,6 +184,9 @@ def main() -> None:
     SETTINGS.update(screen_alpha=args.screen_alpha, confirmation=args.confirmation)
     schemes = args.schemes.split(",")
     print(f"# {' '.join(['python', *sys.argv])}")
+    if args.cpu_only:
+        cpu_section()
+        return
     print(
         f"20 prompts, {BASELINE}-answer baselines, alpha {ALPHA} (BH across prompts); "
         f"shifted prompts: {', '.join(SHIFTED)}; adaptive: screening "
@@ -200,6 +206,8 @@ def main() -> None:
         out = scenario(args.runs, name, shifted=SHIFTED, share=0.7)
         print(row("chatty shift, 3 of 20 prompts, 70 %", name, out, shifted=True), flush=True)
     if args.limits_runs <= 0:
+        if not args.skip_cpu:
+            cpu_section()
         return
     print("\nWhere it stops working\n")
     print(
@@ -221,8 +229,11 @@ def main() -> None:
         for name in schemes:
             out = scenario(args.limits_runs, name, **kwargs)  # type: ignore[arg-type]
             print(row(label, name, out, shifted=True), flush=True)
-    if args.skip_cpu:
-        return
+    if not args.skip_cpu:
+        cpu_section()
+
+
+def cpu_section() -> None:
     print("\nCPU time of the answer test (process time; median and best of the repeats)\n")
     print("| work | median | best |")
     print("|---|---:|---:|")
@@ -245,6 +256,22 @@ def main() -> None:
         cpu(
             "1,000 prompts × (30 vs 10), 1,000 permutations",
             lambda: [answer_test(b, c) for b, c in large],
+            3,
+        ),
+        flush=True,
+    )
+    # Every answer a distinct text (a model that never repeats a wording): nothing to share.
+    # The tags are shuffled between the sides, so they tell baseline and current apart no more
+    # than chance.
+    distinct = []
+    for i, (b, c) in enumerate(large):
+        tags = random.Random(i).sample(range(len(b) + len(c)), len(b) + len(c))
+        tagged = [f"{a} ({i}.{t})" for a, t in zip([*b, *c], tags)]
+        distinct.append((tagged[: len(b)], tagged[len(b) :]))
+    print(
+        cpu(
+            "1,000 prompts × (30 vs 10), every answer distinct, 1,000 permutations",
+            lambda: [answer_test(b, c) for b, c in distinct],
             3,
         ),
         flush=True,

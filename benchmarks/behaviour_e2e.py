@@ -9,12 +9,14 @@ are counted at the server. Scenarios:
 
 * ``paraphrase`` — nothing changed: a check that flags any behaviour change is a false alarm.
 * ``shift70`` — 3 of 20 prompts turn chatty (preamble, tour-guide aside, follow-up offer) in 70 %
-  of answers; the probes still pass. Caught = every shifted prompt named and no other.
+  of answers; the probes still pass. Printed: a shifted prompt named (``any_shifted_named``),
+  caught naming only shifted prompts (``caught_only_shifted``: a shifted one named, no other),
+  all three named (``all_shifted_named``), per shifted prompt (``per_prompt_recall``).
 * ``shift20`` — the same shift in 20 % of answers (where it stops working).
 * ``oneword`` — one-word answers ("Paris", "Paris.", "paris"); 3 prompts switch to a one-word
   variant never seen before ("PARIS") in 70 % of answers.
 
-    python benchmarks/behaviour_e2e.py [--baselines 6] [--checks 5] [--scenarios paraphrase,...]
+    python benchmarks/behaviour_e2e.py [--baselines 12] [--checks 5] [--scenarios paraphrase,...]
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ def run_scenario(scenario: str, baselines: int, checks: int, seed: int) -> dict[
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baselines", type=int, default=6)
+    parser.add_argument("--baselines", type=int, default=12)
     parser.add_argument("--checks", type=int, default=5, help="check runs per baseline")
     parser.add_argument("--scenarios", default="paraphrase,shift70,shift20,oneword")
     parser.add_argument("--seed", type=int, default=1)

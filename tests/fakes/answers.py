@@ -63,7 +63,8 @@ class AnswerScript:
         self.model: str | None = None
         self.fingerprint: str | None = "fp_test"
         self.default = default
-        self._rng = random.Random(seed)
+        self._seed = seed
+        self._rngs: dict[str, random.Random] = {}
         self._lock = threading.Lock()
         self.served = 0
 
@@ -78,15 +79,19 @@ class AnswerScript:
     def reseed(self, seed: int) -> None:
         """A new random stream (a fresh run of the same model)."""
         with self._lock:
-            self._rng = random.Random(seed)
+            self._seed = seed
+            self._rngs.clear()
 
     def reply(self, request: dict[str, Any]) -> Reply:
         text = last_user_text(request)
         with self._lock:
             self.served += 1
+            # One stream per prompt: which answers a prompt gets does not depend on how the
+            # concurrent requests of different prompts interleave, so a seeded run repeats.
+            rng = self._rngs.setdefault(text, random.Random(f"{self._seed}:{text}"))
             options = self.answers.get(text) or [self.default]
-            answer = self._rng.choice(options)
+            answer = rng.choice(options)
             shift = self.shifts.get(text)
-            if shift is not None and self._rng.random() < shift[0]:
-                answer = shift[1](answer, self._rng)
+            if shift is not None and rng.random() < shift[0]:
+                answer = shift[1](answer, rng)
         return Reply(content=answer, model=self.model, system_fingerprint=self.fingerprint)

@@ -135,7 +135,12 @@ def test_paraphrase_noise_raises_no_alarm(project: Path) -> None:
     assert "Behaviour changes" not in md
 
 
-def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_those(project: Path) -> None:
+def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_shifted_ones(
+    project: Path,
+) -> None:
+    # How often all three are named is a rate (benchmarks/behaviour_e2e.py measures it: per
+    # shifted prompt about 97 %); one run asserts what holds with overwhelming probability: the
+    # run is flagged, and every prompt it names is a shifted one (Holm: a wrong name in ~2 %).
     def shift(s: AnswerScript) -> None:
         s.reseed(7)
         for text in SHIFTED:
@@ -147,17 +152,19 @@ def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_those(project: P
     assert not any(c["regression"] for c in drift["comparisons"])
     assert drift["severity"] == "low"
     flagged = {c["prompt_id"] for c in drift["behaviour_changes"]}
-    assert flagged == _ids(project, SHIFTED)
+    assert flagged and flagged <= _ids(project, SHIFTED)
     for change in drift["behaviour_changes"]:
         assert change["p_adjusted"] < drift["alpha"] and change["diff"] and change["summary"]
+        assert change["current_samples"] == 12  # 3 screening answers topped up to 12
     assert drift["attribution"]["who_changed"] == "model"
     assert not drift["attribution"]["identity_changed"]  # same served name: answers moved
     # The section is in every format.
-    assert "Behaviour changes (3)" in proc.stdout
+    n = len(flagged)
+    assert f"Behaviour changes ({n})" in proc.stdout
     md = (project / "drift.md").read_text(encoding="utf-8")
-    assert "### Behaviour changes (3) — answers changed, every probe held" in md
+    assert f"### Behaviour changes ({n}) — answers changed, every probe held" in md
     html = (project / "drift.html").read_text(encoding="utf-8")
-    assert "<h2>Behaviour changes (3)" in html and "<ins>" in html
+    assert f"<h2>Behaviour changes ({n})" in html and "<ins>" in html
     # The same comparison fails when asked to.
     proc = run_cli(
         "compare",
@@ -240,13 +247,13 @@ def test_plan_states_what_the_answer_test_detects(project: Path) -> None:
     proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Behaviour changes"))
-    # samples: auto: the confirmation answers against the two thirds of the 30-sample baseline
-    # the screening did not use, at alpha over the prompts expected to reach confirmation.
-    from promptcanary.core.behaviour import CONFIRMATION_SAMPLES, SCREEN_ALPHA
+    # samples: auto: every prompt's screening answers topped up, against the whole 30-sample
+    # baseline, at alpha over the 20 prompts (Holm's first step).
+    from promptcanary.core.behaviour import TOPUP_SAMPLES
 
-    expected = f"{CONFIRMATION_SAMPLES} fresh confirmation answers against 20 baseline answers"
+    expected = f"{TOPUP_SAMPLES} answers (the screening's topped up) against 30 baseline answers"
     assert expected in line
-    assert f"tested at {0.05 / round(SCREEN_ALPHA * 20):.2g}:" in line
+    assert "tested at 0.0025:" in line
     assert "% of answers (or more) is caught" in line
     fixed = suite_yaml().replace("samples: auto", "samples: 20")
     (project / "canary.yaml").write_text(fixed, encoding="utf-8")

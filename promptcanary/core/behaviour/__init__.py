@@ -2,8 +2,9 @@
 
 * :func:`answer_test` — permutation MMD test of a prompt's current answers against its baseline
   answers (string kernel in :mod:`.features`, test in :mod:`.mmd`); :func:`adjust` — the
-  correction across prompts (the probe verdicts' discreteness-aware Benjamini–Hochberg).
-* :mod:`.adaptive` — the screening/confirmation scheme for ``samples: auto``.
+  correction across prompts (the probe verdicts' discreteness-aware Benjamini–Hochberg, or Holm's
+  step-down, which ``compare`` uses).
+* :mod:`.adaptive` — the schemes for ``samples: auto`` (top-up, which it uses; selective).
 * :func:`describe_change` — modes that appeared or vanished, named properties that moved, a word
   diff of a typical old and new answer, bullet lines and a one-line summary.
 * :func:`detectable_share` / :func:`detectable_effect` — what ``plan`` can promise.

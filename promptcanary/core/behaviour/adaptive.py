@@ -1,11 +1,13 @@
 """The answer test inside ``samples: auto``: two schemes.
 
-**Top-up** (:data:`TOPUP_SAMPLES`; recommended): every prompt's screening answers are topped up
-with fresh ones to 12 and all are tested against the whole baseline — exact, 12 requests per
-prompt, and the scheme that meets the issue's targets in ``benchmarks/behaviour_drift.py``.
+**Top-up** (:data:`TOPUP_SAMPLES`; what ``samples: auto`` uses, in
+:mod:`promptcanary.core.run.adaptive`): every prompt's screening answers are topped up with fresh
+ones to 12 and all are tested against the whole baseline — exact, 12 requests per prompt, and the
+scheme that meets the issue's targets in ``benchmarks/behaviour_drift.py`` and through the CLI.
 
-**Selective** (below): screen every prompt, confirm the ones that look moved — fewer requests
-(about 9 per prompt under no change), less detection. ``docs/behaviour.md`` has both measured.
+**Selective** (below; kept for comparison, not used by ``compare``): screen every prompt, confirm
+the ones that look moved — fewer requests (about 9 per prompt under no change), less detection.
+``docs/behaviour.md`` has both measured.
 
 1. **Screening.** The screening samples every prompt gets anyway (3 by default) are tested against
    every third baseline answer (:func:`split_baseline`) with :data:`SCREEN_PERMUTATIONS`

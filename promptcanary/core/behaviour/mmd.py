@@ -41,6 +41,9 @@ Method = Literal["bh", "holm"]
 #: Permutations of a full test (p-values down to 1/1001 ≈ 0.001: with 20 prompts, the
 #: Benjamini–Hochberg threshold for one flagged prompt is 0.05 / 20 = 0.0025).
 DEFAULT_PERMUTATIONS = 1000
+#: Most permutations any test draws (p-values down to 1e-5; the permutation matrix of a prompt
+#: with 40 answers is then 32 MB, and only prompts that look changed ever reach it).
+MAX_PERMUTATIONS = 99_999
 #: Smallest effect a flagged prompt must show (the answer test's counterpart of the probes'
 #: ``min_effect``). Measured on ``benchmarks/behaviour_drift.py``: under paraphrase noise 95 % of
 #: prompts show an effect below 0.22 (10 vs 30 answers), a 70 % chatty shift shows 0.35 or more
@@ -103,9 +106,19 @@ def answer_test(
     from promptcanary.core.behaviour.features import featurise, grams, normalise
 
     pooled = [*baseline, *current]
-    if len({normalise(a) for a in pooled}) == 1:
+    # Each distinct text is featurised once (a paraphrasing model repeats its wordings), and
+    # the kernel matrices are expanded back to one row per answer.
+    distinct = list(dict.fromkeys(pooled))
+    if len({normalise(a) for a in distinct}) == 1:
         return _untestable(n, m)
-    return test_kernels(grams(featurise(pooled)), n, permutations=permutations, seed=seed)
+    kernels = grams(featurise(distinct))
+    if len(distinct) < len(pooled):
+        import numpy as np
+
+        where = {a: i for i, a in enumerate(distinct)}
+        index = np.fromiter((where[a] for a in pooled), dtype=np.intp, count=len(pooled))
+        kernels = [k[np.ix_(index, index)] for k in kernels]
+    return test_kernels(kernels, n, permutations=permutations, seed=seed)
 
 
 def test_kernels(
@@ -278,5 +291,9 @@ def permutations_for(prompts: int, *, alpha: float = 0.05) -> int:
     """Permutations that let a single changed prompt among ``prompts`` reach the
     Benjamini–Hochberg level ``alpha / prompts`` with room to spare (smallest p-value at most
     half of it), and never fewer than :data:`DEFAULT_PERMUTATIONS`. Early stopping keeps the
-    cost of large counts to the few prompts that look changed."""
+    cost of large counts to the few prompts that look changed. At most
+    :data:`MAX_PERMUTATIONS`: a level below ``1 / MAX_PERMUTATIONS`` (a tiny ``alpha``) is
+    simply out of reach, and nothing is flagged."""
+    if alpha <= 0 or 2 * max(prompts, 1) / alpha >= MAX_PERMUTATIONS:
+        return MAX_PERMUTATIONS
     return max(DEFAULT_PERMUTATIONS, math.ceil(2 * max(prompts, 1) / alpha) - 1)

@@ -77,7 +77,7 @@ class BehaviourChange(BaseModel):
     baseline_samples: int
     """Baseline answers tested."""
     current_samples: int
-    """Current answers tested (for an adaptive run: the fresh confirmation answers)."""
+    """Current answers tested (for an adaptive run: the screening's topped up)."""
     summary: str = ""
     """One sentence: what moved."""
     lines: list[str] = Field(default_factory=list)

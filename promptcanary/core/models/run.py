@@ -367,8 +367,8 @@ class AdaptiveRecord(BaseModel):
     confirmation_requests: int = 0
     """Extra requests spent on confirmation."""
     behaviour_confirmed: list[str] = Field(default_factory=list)
-    """Prompts whose screening answers looked different from the baseline's: their fresh
-    confirmation answers decide whether their behaviour changed (others are not flagged)."""
+    """Prompts topped up for the answer test (every testable one: no selection); their
+    screening and confirmation answers together are tested against the baseline's."""
 
     def pairs(self) -> dict[tuple[str, str], ConfirmedPair]:
         """Confirmed pairs by (probe_id, prompt_id)."""

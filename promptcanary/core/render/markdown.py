@@ -367,7 +367,7 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
             f"### Behaviour changes ({len(view.behaviour):,}) — answers changed{held}",
             "",
             "The answers to these prompts no longer look like the baseline's (a two-sample test "
-            f"on the answer texts, Benjamini–Hochberg corrected across prompts).{gate}",
+            f"on the answer texts, Holm-corrected across prompts).{gate}",
             "",
             *beh_entries[:n_beh],
             "",

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.core.behaviour.adaptive import CONFIRMATION_SAMPLES
+from promptcanary.core.behaviour.adaptive import TOPUP_SAMPLES
 from promptcanary.core.models import CanaryRunResult, ConfirmedPair, LLMResponse, ProbeResult
 from promptcanary.core.run.runner import ProgressCallback, RunOptions, run_suite
 from promptcanary.core.verdict.adaptive import (
@@ -31,7 +31,7 @@ from promptcanary.core.verdict.adaptive import (
     select_pairs,
     split_phases,
 )
-from promptcanary.core.verdict.behaviour import select_prompts
+from promptcanary.core.verdict.behaviour import topup_prompts
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
@@ -113,11 +113,11 @@ def measure_adaptive(
             selected, references, draw, policy, prompt_order=[p.id for p in suite.prompts]
         )
 
+    stopped = {p for p in selected if drawn[p.prompt_id] < policy.cap}
     behaviour: list[str] = []
     if baseline is not None and not aborted:
-        behaviour = select_prompts(baseline.run_result, screening_run)
-        aborted = _confirm_behaviour(behaviour, drawn, draw, policy)
-    stopped = {p for p in selected if drawn[p.prompt_id] < policy.cap}
+        behaviour = topup_prompts(baseline.run_result, screening_run)
+        aborted = _top_up(behaviour, drawn, draw, policy)
     record = policy.record(
         baseline_snapshot_id=baseline.snapshot_id if baseline is not None else None,
         confirmed=[p.model_copy(update={"stopped_early": p in stopped}) for p in selected],
@@ -128,24 +128,22 @@ def measure_adaptive(
     return _merged(suite, screening_run, rounds, record=record, aborted=aborted)
 
 
-def _confirm_behaviour(
+def _top_up(
     prompt_ids: list[str], drawn: Counter[str], draw: Draw, policy: AdaptivePolicy
 ) -> str | None:
-    """Fresh answers for the prompts whose screening answers looked different: the engine's
-    ``CONFIRMATION_SAMPLES`` each, never past ``cap``. A prompt the probes' confirmation already
-    drew for is tested on those answers (any count keeps the test exact) and costs nothing more."""
-    target = min(CONFIRMATION_SAMPLES, policy.cap)
-    rounds: dict[tuple[int, int], list[str]] = {}
-    for prompt_id in prompt_ids:
-        if drawn[prompt_id] == 0:
-            rounds.setdefault((target, policy.screening), []).append(prompt_id)
-    for (count, offset), ids in rounds.items():
-        _, stopped = draw(ids, count, offset)
-        for prompt_id in ids:
-            drawn[prompt_id] += count
-        if stopped:
-            return stopped
-    return None
+    """Fresh answers for every answer-tested prompt, to the engine's ``TOPUP_SAMPLES`` with the
+    screening's (never past ``cap``). Every prompt is topped up whatever its screening answers
+    looked like: nothing is selected, so the test stays exact. A prompt the probes' confirmation
+    already drew for is tested on those answers (at least ``batch``) and costs nothing more, so
+    its probe verdicts see exactly the samples their own confirmation chose."""
+    count = min(TOPUP_SAMPLES - policy.screening, policy.cap)
+    ids = [p for p in prompt_ids if drawn[p] == 0]
+    if count <= 0 or not ids:
+        return None
+    _, stopped = draw(ids, count, policy.screening)
+    for prompt_id in ids:
+        drawn[prompt_id] += count
+    return stopped
 
 
 def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:

@@ -3,17 +3,18 @@
 For every prompt present on both sides with the same text, not edited, not opted out
 (``behaviour: ignore``), with successful answers on both sides, the answer test
 (:func:`promptcanary.core.behaviour.answer_test`) asks whether the current answers come from the
-baseline's distribution. The p-values are corrected across the tested prompts with
-Benjamini–Hochberg, as the probe verdicts are, and a prompt is a behaviour change when its
-adjusted p-value is at most the suite's ``alpha`` and its effect reaches the engine's floor
+baseline's distribution. The p-values are corrected across the tested prompts with Holm's
+step-down (:data:`CORRECTION`; why not the probes' Benjamini–Hochberg: ``docs/behaviour.md``,
+"Across prompts"), and a prompt is a behaviour change when its adjusted p-value is at most the
+suite's ``alpha`` and its effect reaches the engine's floor
 (:func:`promptcanary.core.behaviour.flag`). Each change is then described in words
 (:func:`promptcanary.core.behaviour.describe_change`).
 
-In an adaptive run only the prompts whose *screening* answers looked different were sent to
-confirmation (``AdaptiveRecord.behaviour_confirmed``), and those are tested on their fresh
-confirmation answers against the half of the baseline the screening did not look at (the
-engine's scheme, :mod:`promptcanary.core.behaviour.adaptive`: the selection then tells nothing
-about the deciding test). Every other prompt looked like the baseline and is not flagged.
+In an adaptive run every answer-tested prompt was topped up to the engine's ``TOPUP_SAMPLES``
+answers whatever its screening looked like (``AdaptiveRecord.behaviour_confirmed`` lists them;
+:mod:`promptcanary.core.behaviour.adaptive`, "top-up"): all its answers, screening and
+confirmation, are tested against the whole baseline. Nothing was selected from the data, so the
+test is exact.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from promptcanary.core.models import (
     Attribution,
@@ -39,9 +40,13 @@ __all__ = [
     "answers_by_prompt",
     "attribute",
     "behaviour_changes",
-    "select_prompts",
     "testable_prompts",
+    "topup_prompts",
 ]
+
+#: The correction across prompts: Holm bounds the chance of naming *any* unchanged prompt, which
+#: "naming only the changed prompts" needs; Benjamini–Hochberg (the probes') bounds only their share.
+CORRECTION: Literal["bh", "holm"] = "holm"
 
 _EXAMPLE_CHARS = 300
 _PROMPT_CHARS = 300
@@ -98,7 +103,6 @@ def behaviour_changes(
     from promptcanary.core.behaviour import (
         adjust,
         answer_test,
-        confirm,
         describe_change,
         flag,
         permutations_for,
@@ -110,11 +114,10 @@ def behaviour_changes(
     base_answers = answers_by_prompt(baseline.llm_responses)
     record = current.adaptive
     if record is not None:
-        confirmed = set(record.behaviour_confirmed)
-        candidates = [p for p in candidates if p in confirmed]
-        cur_answers = answers_by_prompt(current.llm_responses, phase="confirmation")
-    else:
-        cur_answers = answers_by_prompt(current.llm_responses)
+        # Only the topped-up prompts have answers enough; their screening answers count.
+        topped_up = set(record.behaviour_confirmed)
+        candidates = [p for p in candidates if p in topped_up]
+    cur_answers = answers_by_prompt(current.llm_responses)
 
     # Enough permutations for one changed prompt among all of them to clear the correction
     # (early stopping keeps the unchanged ones cheap).
@@ -124,17 +127,14 @@ def behaviour_changes(
         b, c = base_answers.get(prompt_id, []), cur_answers.get(prompt_id, [])
         if len(b) < 2 or len(c) < 2:
             continue
-        if record is not None:
-            result = confirm(b, c, permutations=permutations, seed=0)
-        else:
-            result = answer_test(b, c, permutations=permutations, seed=0)
+        result = answer_test(b, c, permutations=permutations, seed=0)
         if result.testable:
             tested.append((prompt_id, result))
     if not tested:
         return [], 0
     tests = [t for _, t in tested]
-    adjusted = adjust(tests, alpha=alpha)
-    flagged = flag(tests, alpha=alpha)
+    adjusted = adjust(tests, alpha=alpha, method=CORRECTION)
+    flagged = flag(tests, alpha=alpha, method=CORRECTION)
     texts = {p.id: p.text for p in current.prompts}
     changes = []
     for (prompt_id, result), p_adj, changed in zip(tested, adjusted, flagged):
@@ -291,23 +291,23 @@ def _sentence(
     return f"Who changed: the model — the model behind {model} answers differently{why}."
 
 
-# ── Adaptive screening ───────────────────────────────────────────────────────────────────────
+# ── Adaptive top-up ──────────────────────────────────────────────────────────────────────────
 
 
-def select_prompts(baseline: CanaryRunResult, screening: CanaryRunResult) -> list[str]:
-    """The prompts whose screening answers look different from the baseline's, in suite order
-    (the engine's sieve: :func:`promptcanary.core.behaviour.adaptive.screen`)."""
-    from promptcanary.core.behaviour.adaptive import needs_confirmation, screen
+def topup_prompts(baseline: CanaryRunResult, screening: CanaryRunResult) -> list[str]:
+    """The prompts an adaptive run tops up for the answer test, in suite order: every testable
+    prompt (:func:`testable_prompts`) with at least two baseline answers — except one whose
+    baseline and screening answers are all the same text (a deterministic answer that stayed):
+    its test has nothing to compare, and under no change it stays that way, so a suite of fixed
+    answers costs no more than its screening. No other selection."""
     from promptcanary.core.verdict.suite_changes import split_pairs
 
     _, suite_changes = split_pairs(baseline, screening)
     base_answers = answers_by_prompt(baseline.llm_responses)
     screened = answers_by_prompt(screening.llm_responses)
-    selected = []
+    out = []
     for prompt_id in testable_prompts(baseline, screening, suite_changes):
-        b, s = base_answers.get(prompt_id, []), screened.get(prompt_id, [])
-        if len(b) < 4 or len(s) < 1:
-            continue  # the baseline is split in two halves of at least two answers
-        if needs_confirmation(screen(b, s, seed=0)):
-            selected.append(prompt_id)
-    return selected
+        b = base_answers.get(prompt_id, [])
+        if len(b) >= 2 and len({*b, *screened.get(prompt_id, [])}) > 1:
+            out.append(prompt_id)
+    return out

@@ -7,8 +7,8 @@ with the wanted power at given sample sizes and test level; this module only pic
 and that level the way ``compare`` will test:
 
 * a fixed count: every answer of both sides, level ``alpha`` over the suite's prompts;
-* ``samples: auto``: the fresh confirmation answers against the part of the baseline the
-  screening did not use, level ``alpha`` over the prompts expected to reach confirmation.
+* ``samples: auto``: every prompt's answers topped up to ``TOPUP_SAMPLES`` against the whole
+  baseline, level ``alpha`` over the suite's prompts (Holm's first step).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ class BehaviourPlan:
     def lines(self) -> list[str]:
         """The plan as plain text lines."""
         how = (
-            f"{self.n_current} fresh confirmation answers against {self.n_baseline} baseline "
-            "answers (the part the screening did not use)"
+            f"{self.n_current} answers (the screening's topped up) against {self.n_baseline} "
+            "baseline answers"
             if self.adaptive
             else f"{self.n_current} answers against {self.n_baseline} baseline answers"
         )
@@ -62,23 +62,17 @@ def plan_behaviour(
     prompts: int | None,
 ) -> BehaviourPlan:
     """The detectable share for a fixed count (``samples``) or ``samples: auto`` (None)."""
-    from promptcanary.core.behaviour import (
-        CONFIRMATION_SAMPLES,
-        SCREEN_ALPHA,
-        detectable_share,
-        split_baseline,
-    )
+    from promptcanary.core.behaviour import TOPUP_SAMPLES, detectable_share
     from promptcanary.core.behaviour.power import POWER
 
     m = max(prompts or 1, 1)
+    # Holm's first step tests the most significant prompt at alpha / prompts.
+    corrected = m
     if samples is None:
-        # The deciding test sees the baseline part the screening did not use.
-        n_base = len(split_baseline(range(baseline_samples))[1])  # type: ignore[arg-type]
-        n_cur = CONFIRMATION_SAMPLES
-        corrected = max(1, round(SCREEN_ALPHA * m))
+        # Every prompt topped up to TOPUP_SAMPLES answers, against the whole baseline.
+        n_base, n_cur = baseline_samples, TOPUP_SAMPLES
     else:
         n_base, n_cur = samples, samples
-        corrected = m
     share = detectable_share(n_base, n_cur, alpha=alpha, prompts=corrected)
     return BehaviourPlan(
         n_baseline=n_base,

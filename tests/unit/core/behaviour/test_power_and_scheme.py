@@ -16,6 +16,7 @@ from promptcanary.core.behaviour import (
     screen,
     split_baseline,
 )
+from promptcanary.core.behaviour.mmd import MAX_PERMUTATIONS
 from promptcanary.core.behaviour.power import POWER
 from promptcanary.core.behaviour.simulate import sample_answers
 
@@ -92,3 +93,10 @@ def test_permutations_for_reaches_the_single_prompt_level() -> None:
     assert permutations_for(20) == 1000
     assert permutations_for(1000) == 39_999
     assert 1 / (permutations_for(1000) + 1) <= 0.05 / 1000 / 2
+
+
+def test_permutations_for_a_tiny_alpha_stops_at_the_ceiling() -> None:
+    # alpha = 5e-324 (the smallest float) once overflowed ceil(2 m / alpha) into an internal error.
+    assert permutations_for(1, alpha=5e-324) == MAX_PERMUTATIONS
+    assert permutations_for(100_000, alpha=0.05) == MAX_PERMUTATIONS
+    assert permutations_for(1, alpha=1e-4) == 19_999  # below the ceiling: unchanged

@@ -99,3 +99,27 @@ def test_a_refused_key_during_screening_confirms_nothing() -> None:
     assert run.aborted and model.calls == 1  # the first request goes alone
     assert run.adaptive is not None and run.adaptive.confirmed == []
     assert compare(snap, run).is_inconclusive
+
+
+class Paraphrasing(Model):
+    """Valid JSON in one of two wordings, alternating: answers vary, probes always pass."""
+
+    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
+        response = super().complete(prompt, system_prompt=system_prompt)
+        with self.lock:
+            wording = '{"ok": true}' if self.calls % 2 else '{ "ok": true }'
+        return response.model_copy(update={"content": wording})
+
+
+def test_varied_answers_are_topped_up_to_twelve_for_the_answer_test() -> None:
+    model = Paraphrasing()
+    snap = baseline(model)
+    model.calls = 0
+    run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
+    assert model.calls == 3 * 12  # no probe moved: 3 screening + 9 top-up per prompt, no more
+    assert run.adaptive is not None and run.adaptive.confirmed == []
+    assert run.adaptive.behaviour_confirmed == [p.id for p in SUITE.prompts]
+    for p in SUITE.prompts:
+        assert sorted(r.sample for r in run.llm_responses if r.prompt_id == p.id) == list(range(12))
+    report = compare(snap, run)
+    assert report.behaviour_tested == 3 and report.behaviour_changes == []

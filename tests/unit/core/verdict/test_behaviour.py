@@ -159,10 +159,10 @@ def test_a_suite_edit_alone_is_the_suite() -> None:
     ]
 
 
-def test_an_adaptive_run_tests_only_confirmed_prompts_on_their_confirmation_answers() -> None:
+def test_an_adaptive_run_tests_its_topped_up_prompts_on_all_their_answers() -> None:
     answers = {p.id: _paraphrased(13) for p in P}
     answers[P[0].id] = _paraphrased(3) + [CHATTY] * 10
-    answers[P[1].id] = _paraphrased(3) + [CHATTY] * 10  # moved, but never screened as moved
+    answers[P[1].id] = _paraphrased(3) + [CHATTY] * 10  # moved, but not topped up: not tested
     run = _run(P, answers)
     phased = [
         r.model_copy(update={"phase": "screening" if r.sample < 3 else "confirmation"})
@@ -175,5 +175,5 @@ def test_an_adaptive_run_tests_only_confirmed_prompts_on_their_confirmation_answ
     run = run.model_copy(update={"llm_responses": phased, "adaptive": record, "samples": 3})
     report = compare(baseline(), run)
     assert [c.prompt_id for c in report.behaviour_changes] == [P[0].id]
-    assert report.behaviour_changes[0].current_samples == 10
+    assert report.behaviour_changes[0].current_samples == 13  # screening + top-up
     assert report.behaviour_tested == 1
