@@ -273,10 +273,7 @@ class LiteLLMProvider(BaseLLMProvider):
             where = self.config.extra_params.get("api_base") or "the provider's default endpoint"
             text += f" (could not connect to {where})"
         # "Provider call failed: ..." as in promptcanary 0.2; str() adds the model and status.
-        message = redact(f"Provider call failed: {type(exc).__name__}: {text}")
-        api_key = self.config.extra_params.get("api_key")
-        if isinstance(api_key, str) and api_key:
-            message = redact(message, extra_secrets=[api_key])
+        message = self._redacted(f"Provider call failed: {type(exc).__name__}: {text}")
         # Google's API answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID): a
         # refused credential all the same, which stops the run like a 401.
         refused = status in (401, 403) or (status == 400 and "API_KEY_INVALID" in text)
@@ -289,11 +286,14 @@ class LiteLLMProvider(BaseLLMProvider):
             retry_after_s=retry_after,
         )
 
-    def _not_sent_error(self, exc: BaseException, text: str) -> ProviderError:
-        message = redact(f"LiteLLM did not send the request: {text}")
+    def _redacted(self, text: str) -> str:
+        """``text`` without secrets: the environment's keys and an ``api_key`` given directly."""
         api_key = self.config.extra_params.get("api_key")
-        if isinstance(api_key, str) and api_key:
-            message = redact(message, extra_secrets=[api_key])
+        extra = [api_key] if isinstance(api_key, str) and api_key else []
+        return redact(text, extra_secrets=extra)
+
+    def _not_sent_error(self, exc: BaseException, text: str) -> ProviderError:
+        message = self._redacted(f"LiteLLM did not send the request: {text}")
         return RequestNotSentError(
             message,
             model_id=self.config.model_id,
@@ -304,10 +304,7 @@ class LiteLLMProvider(BaseLLMProvider):
         )
 
     def _unreadable_error(self, exc: BaseException, what: str) -> ProviderError:
-        message = redact(f"{self.config.model_id}: the server answered with {what}")
-        api_key = self.config.extra_params.get("api_key")
-        if isinstance(api_key, str) and api_key:
-            message = redact(message, extra_secrets=[api_key])
+        message = self._redacted(f"{self.config.model_id}: the server answered with {what}")
         return ProviderError(
             message,
             model_id=self.config.model_id,
