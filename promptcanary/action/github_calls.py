@@ -91,7 +91,7 @@ def transport_error(what: str, exc: Exception) -> GitHubError:
     return GitHubError(
         f"GitHub failed to {what}: {reason}",
         status=status,
-        hint="GitHub may be having an outage; the report is in the job summary.",
+        hint="GitHub may be having an outage.",
     )
 
 
@@ -208,7 +208,7 @@ class Sender:
                     if attempt > 1
                     else github_error(what, exc).message,
                     status=exc.status,
-                    hint="GitHub may be having an outage; the report is in the job summary.",
+                    hint="GitHub may be having an outage.",
                 )
                 if last:
                     raise failure from None
@@ -220,7 +220,7 @@ class Sender:
             if not safe:
                 if read_back is None:
                     raise failure
-                applied = call(f"check whether GitHub did {what}", read_back)
+                applied = call(f"look up whether the earlier attempt to {what} landed", read_back)
                 if applied is not None:
                     return applied
             self.pause(self.backoff_s * 2 ** (attempt - 1))
