@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
 from promptcanary.core.behaviour.simulate import sample_answers
 
@@ -181,3 +184,20 @@ def test_as_dict_is_json_ready() -> None:
     assert isinstance(data["lines"], list)
     assert {"op", "text"} == set(data["diff"][0])
     assert "Sure! Great question." in text
+
+
+@given(
+    baseline=st.lists(st.text(max_size=80), min_size=0, max_size=5),
+    current=st.lists(st.text(max_size=80), min_size=0, max_size=5),
+)
+@settings(max_examples=40, deadline=None)
+def test_any_text_gets_a_description(baseline: list[str], current: list[str]) -> None:
+    description = describe_change(baseline, current)
+    assert description.summary.startswith("Answers changed")
+    assert len(description.lines) == len(description.modes) + len(description.properties)
+    for mode in description.modes:
+        assert 0 <= mode.baseline_share <= 1 and 0 <= mode.current_share <= 1
+    joined_old = " ".join(s.text for s in description.diff if s.op != "insert")
+    joined_new = " ".join(s.text for s in description.diff if s.op != "delete")
+    assert joined_old.split() == description.baseline_example.split()[:400]
+    assert joined_new.split() == description.current_example.split()[:400]
