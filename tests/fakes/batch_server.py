@@ -24,13 +24,14 @@ import threading
 import time
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.fakes.llm_server import Reply, ReplyFn, _completion_body
+from tests.fakes.loopback import LoopbackHTTPServer
 
 
-class FakeBatchServer:
+class FakeBatchServer(LoopbackHTTPServer):
     """Threaded loopback OpenAI files + batches server.
 
     Attributes:
@@ -59,34 +60,13 @@ class FakeBatchServer:
         self.polls: dict[str, int] = {}
         self.lines: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return self.root + "/v1"
 
-    def start(self) -> FakeBatchServer:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeBatchServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     # ── protocol ──
 

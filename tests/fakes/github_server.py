@@ -41,11 +41,12 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from tests.fakes.github_routes import BODY_LIMIT, Answer, Router
+from tests.fakes.loopback import LoopbackHTTPServer
 
 __all__ = [
     "APP_LOGIN",
@@ -152,7 +153,7 @@ class FakeRepo:
         return [c for c in self.comments.values() if c["issue_number"] == number]
 
 
-class FakeGitHubServer:
+class FakeGitHubServer(LoopbackHTTPServer):
     """Threaded loopback GitHub API. Use as a context manager; see the module docstring."""
 
     def __init__(self, *, tokens: dict[str, Token] | None = None) -> None:
@@ -167,33 +168,14 @@ class FakeGitHubServer:
         self.failures: list[Failure] = []
         self._ids = 1000
         self._lock = threading.RLock()
-        self._server: ThreadingHTTPServer | None = None
 
     # ── lifecycle ──
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.root
 
-    def start(self) -> FakeGitHubServer:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeGitHubServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     # ── seeding ──
     def add_repo(

@@ -25,9 +25,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.fakes.loopback import LoopbackHTTPServer
 
 
 @dataclass
@@ -62,7 +64,7 @@ class Seen:
     body: dict[str, Any]
 
 
-class WireServer:
+class WireServer(LoopbackHTTPServer):
     """Threaded loopback server; subclasses say how their protocol reads and answers."""
 
     #: What a user passes as --api-base, relative to the server's root ("" = the root itself).
@@ -73,38 +75,15 @@ class WireServer:
         self.key = key
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     # ── lifecycle ──
-    @property
-    def root(self) -> str:
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
     @property
     def api_base(self) -> str:
         """The ``--api-base`` that reaches this server through LiteLLM."""
         return self.root + self.base_path
 
-    def start(self) -> WireServer:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> WireServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler(self)
 
     # ── one request ──
     def handle(self, seen: Seen) -> tuple[int, dict[str, Any]]:
