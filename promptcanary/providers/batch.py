@@ -7,7 +7,8 @@ polls ``litellm.retrieve_batch`` with backoff until it finishes or a deadline pa
 the output and error files with ``litellm.file_content``. Each line becomes an
 :class:`LLMResponse` (a failed line is an errored response, never an exception). The probes then
 run through the normal engine: :class:`BatchResultsProvider` answers each (prompt id, sample) from
-the downloaded results, as ReplayProvider answers from a saved run.
+the downloaded results (a :class:`~promptcanary.providers.recorded.RecordedProvider`, as a replay
+of a saved run is).
 
 Supported: the providers whose batch and file calls LiteLLM sends in the OpenAI wire format
 (``openai``, ``hosted_vllm``, ``litellm_proxy``). LiteLLM also batches for Azure, Vertex AI,
@@ -28,8 +29,8 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.errors import ConfigError, MeasurementError, redact
-from promptcanary.providers.base import CURRENT_SAMPLE, BaseLLMProvider
 from promptcanary.providers.litellm import LiteLLMProvider, _dump, _import_litellm
+from promptcanary.providers.recorded import RecordedProvider
 
 __all__ = [
     "BATCH_PROVIDERS",
@@ -423,7 +424,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-class BatchResultsProvider(BaseLLMProvider):
+class BatchResultsProvider(RecordedProvider):
     """Answers each (prompt id, sample) from a finished batch, so probes run through the engine.
 
     A request the batch has no line for is recorded as errored (``error_type="batch_missing"``).
@@ -431,32 +432,5 @@ class BatchResultsProvider(BaseLLMProvider):
     and the run's latency percentiles are left out).
     """
 
-    #: Read by the run engine: do not time these calls as model latency.
-    times_requests = False
-
     def __init__(self, config: ProviderConfig, results: dict[tuple[str, int], LLMResponse]) -> None:
-        super().__init__(config)
-        self.results = results
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        sample = CURRENT_SAMPLE.get()
-        found = self.results.get((prompt.id, sample))
-        if found is not None:
-            return found
-        return LLMResponse(
-            prompt_id=prompt.id,
-            provider_model_id=self.config.model_id,
-            sample=sample,
-            error=f"The batch has no answer for prompt '{prompt.id}' sample {sample}.",
-            error_type="batch_missing",
-            attempts=1,
-        )
-
-    async def acomplete(
-        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-    ) -> LLMResponse:
-        return self.complete(prompt, system_prompt=system_prompt)
-
-    def with_config(self, config: Any) -> BatchResultsProvider:
-        """The answers were produced with the batch's parameters: they are what the run records."""
-        return self
+        super().__init__(config, results, source="the batch", kind="batch")

@@ -258,14 +258,10 @@ class RunExecution:
             raise TimeoutError(
                 f"no answer within {self.options.timeout:g}s (per-request timeout)"
             ) from exc
-        # A provider answering from results fetched earlier (a batch) sets ``times_requests =
+        # A provider answering from a recording (a replay, a batch) sets ``times_requests =
         # False``: the microseconds of this call are no model latency, and recording them would
         # pass every latency probe and drag the run's percentiles to 0 ms.
-        if (
-            response.latency_ms is None
-            and response.error is None
-            and getattr(self.provider, "times_requests", True)
-        ):
+        if response.latency_ms is None and response.error is None and self.provider.times_requests:
             elapsed = (time.perf_counter() - started) * 1000
             response = response.model_copy(update={"latency_ms": round(elapsed, 2)})
         return response
@@ -277,7 +273,7 @@ class RunExecution:
             await self.limiter.on_success()
         update: dict[str, Any] = {"sample": sample, "prompt_id": prompt.id, "attempts": attempt}
         if response.error is not None:
-            # A provider may hand back an already-errored response (ReplayProvider does).
+            # A provider may hand back an already-errored response (RecordedProvider does).
             update.pop("attempts")
         if response.cost_usd is not None:
             self.spent += response.cost_usd
