@@ -21,15 +21,15 @@ from promptcanary.action import github_commit, github_issues, github_runs
 from promptcanary.action.comment import starts_with_marker
 from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, Sender
 from promptcanary.action.github_calls import call as _call
-from promptcanary.action.github_commit import (
+from promptcanary.action.github_commit import CommitResult
+from promptcanary.action.github_issues import IssueRef
+from promptcanary.action.github_runs import CheckRunRef
+from promptcanary.errors import (
     BranchMovedError,
     BranchNotFoundError,
     BranchProtectedError,
-    CommitResult,
+    GitHubError,
 )
-from promptcanary.action.github_issues import IssueRef
-from promptcanary.action.github_runs import CheckRunRef
-from promptcanary.errors import GitHubError
 
 if TYPE_CHECKING:
     from github import Github

@@ -11,7 +11,12 @@ import base64
 from dataclasses import dataclass
 
 from promptcanary.action.github_calls import RepoApi, call
-from promptcanary.errors import GitHubError
+from promptcanary.errors import (
+    BranchMovedError,
+    BranchNotFoundError,
+    BranchProtectedError,
+    GitHubError,
+)
 
 #: What GitHub says when a branch protection rule or a repository ruleset refuses a ref update
 #: (lower case; matched as substrings of its message).
@@ -22,18 +27,6 @@ PROTECTION_MESSAGES = (
     "changes must be made through a pull request",
     "not authorized to push",
 )
-
-
-class BranchMovedError(GitHubError):
-    """The branch no longer points at the commit that was measured (a push came in between)."""
-
-
-class BranchNotFoundError(GitHubError):
-    """The branch (or the measured commit) no longer exists."""
-
-
-class BranchProtectedError(GitHubError):
-    """A branch protection rule or a repository ruleset refused the update."""
 
 
 @dataclass(frozen=True)
