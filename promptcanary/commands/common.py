@@ -151,17 +151,24 @@ def write_report_files(
     output_json: Path | None,
     history: list[Any] | None = None,
 ) -> None:
-    if not (output_md or output_html or output_json):
-        return
-    from promptcanary.core.reporter import DriftReporter
+    """Write the drift report in each format given a path (``history``: for the formats that
+    show the stored baselines, see ``Format.uses_history``)."""
+    from promptcanary.core.models import ReportFormat
 
-    reporter = DriftReporter(report, history=history)
-    if output_md:
-        reporter.to_markdown(output_md)
-    if output_html:
-        reporter.to_html(output_html)
-    if output_json:
-        reporter.to_json(output_json)
+    paths = {
+        ReportFormat.MARKDOWN: output_md,
+        ReportFormat.HTML: output_html,
+        ReportFormat.JSON: output_json,
+    }
+    if not any(paths.values()):
+        return
+    from promptcanary.core.reporter import FORMATS, DriftReporter
+
+    shown = any(FORMATS[fmt].uses_history for fmt, path in paths.items() if path is not None)
+    reporter = DriftReporter(report, history=history if shown else None)
+    for fmt, path in paths.items():
+        if path is not None:
+            reporter.write(fmt, path)
 
 
 @dataclass
