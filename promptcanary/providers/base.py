@@ -1,9 +1,10 @@
 """The provider interface: one method, :meth:`BaseLLMProvider.complete`.
 
 A provider turns a :class:`CanaryPrompt` into an :class:`LLMResponse`, raising
-:class:`ProviderError` on any API or network failure. Writing a fake provider for tests is a
-ten-line subclass; :meth:`acomplete` has a default that runs :meth:`complete` in a worker thread, so
-custom providers work with concurrent runs without doing anything.
+:class:`ProviderError` on any API or network failure. A fake for tests needs no subclass: a
+function answers through :class:`~promptcanary.providers.scripted.ScriptedProvider`.
+:meth:`acomplete` has a default that runs :meth:`complete` in a worker thread, so custom
+providers work with concurrent runs without doing anything.
 """
 
 from __future__ import annotations
