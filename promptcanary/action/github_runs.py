@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from promptcanary.action.github_calls import RepoApi, call
+from promptcanary.action.github_calls import call
+from promptcanary.action.github_repo import RepoClient
 from promptcanary.errors import GitHubError
 
 #: GitHub takes at most this many annotations per check-run request; more go in updates.
@@ -28,126 +29,130 @@ class CheckRunRef:
     html_url: str
 
 
-def create_check_run(
-    client: RepoApi,
-    *,
-    name: str,
-    head_sha: str,
-    conclusion: str,
-    title: str,
-    summary: str,
-    annotations: list[dict[str, Any]],
-) -> CheckRunRef:
-    """A completed check run ``name`` on ``head_sha``; annotations beyond the first 50 are added
-    by updates of 50 (GitHub appends them)."""
-    first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
-    body = {
-        "name": name,
-        "head_sha": head_sha,
-        "status": "completed",
-        "conclusion": conclusion,
-        "output": {"title": title, "summary": summary, "annotations": first},
-    }
+class Runs(RepoClient):
+    """Check runs and workflow dispatches."""
 
-    def existing() -> CheckRunRef | None:
-        # The same name, title and summary on the same commit: ours, created before the 5xx.
-        data = client.request(
-            "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
+    def create_check_run(
+        self,
+        *,
+        name: str,
+        head_sha: str,
+        conclusion: str,
+        title: str,
+        summary: str,
+        annotations: list[dict[str, Any]],
+    ) -> CheckRunRef:
+        """A completed check run ``name`` on ``head_sha``; annotations beyond the first 50 are added
+        by updates of 50 (GitHub appends them)."""
+        first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
+        body = {
+            "name": name,
+            "head_sha": head_sha,
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": {"title": title, "summary": summary, "annotations": first},
+        }
+
+        def existing() -> CheckRunRef | None:
+            # The same name, title and summary on the same commit: ours, created before the 5xx.
+            data = self.request(
+                "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
+            )
+            for run in data.get("check_runs") or []:
+                output = run.get("output") or {}
+                if output.get("title") == title and output.get("summary") == summary:
+                    return CheckRunRef(int(run["id"]), str(run.get("html_url") or ""))
+            return None
+
+        created = self.send(
+            f"create the check run '{name}'",
+            lambda: self.request("POST", "/check-runs", body),
+            read_back=existing,
         )
-        for run in data.get("check_runs") or []:
-            output = run.get("output") or {}
-            if output.get("title") == title and output.get("summary") == summary:
-                return CheckRunRef(int(run["id"]), str(run.get("html_url") or ""))
-        return None
+        ref = (
+            created
+            if isinstance(created, CheckRunRef)
+            else CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
+        )
+        total = len(first)
+        for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
+            batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
+            total += len(batch)
+            self._append_annotations(
+                ref.id, title=title, summary=summary, batch=batch, expected=total
+            )
+        return ref
 
-    created = client.send(
-        f"create the check run '{name}'",
-        lambda: client.request("POST", "/check-runs", body),
-        read_back=existing,
-    )
-    ref = (
-        created
-        if isinstance(created, CheckRunRef)
-        else CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
-    )
-    total = len(first)
-    for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
-        batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
-        total += len(batch)
-        _append(client, ref.id, title=title, summary=summary, batch=batch, expected=total)
-    return ref
+    def _append_annotations(
+        self,
+        run_id: int,
+        *,
+        title: str,
+        summary: str,
+        batch: list[dict[str, Any]],
+        expected: int,
+    ) -> None:
+        """Add ``batch`` to the check run's annotations (a PATCH appends: never sent twice)."""
 
+        def landed() -> bool | None:
+            run = self.request("GET", f"/check-runs/{run_id}")
+            return (
+                True
+                if int((run.get("output") or {}).get("annotations_count") or 0) >= expected
+                else None
+            )
 
-def _append(
-    client: RepoApi,
-    run_id: int,
-    *,
-    title: str,
-    summary: str,
-    batch: list[dict[str, Any]],
-    expected: int,
-) -> None:
-    """Add ``batch`` to the check run's annotations (a PATCH appends: never sent twice)."""
-
-    def landed() -> bool | None:
-        run = client.request("GET", f"/check-runs/{run_id}")
-        return (
-            True
-            if int((run.get("output") or {}).get("annotations_count") or 0) >= expected
-            else None
+        self.send(
+            f"add annotations to check run {run_id}",
+            lambda: self.request(
+                "PATCH",
+                f"/check-runs/{run_id}",
+                {"output": {"title": title, "summary": summary, "annotations": batch}},
+            ),
+            read_back=landed,
         )
 
-    client.send(
-        f"add annotations to check run {run_id}",
-        lambda: client.request(
-            "PATCH",
-            f"/check-runs/{run_id}",
-            {"output": {"title": title, "summary": summary, "annotations": batch}},
-        ),
-        read_back=landed,
-    )
-
-
-def workflow_exists(client: RepoApi, workflow: str) -> bool:
-    """True when ``workflow`` (a file name under .github/workflows, or an id) exists on the
-    default branch; False on 404. Other refusals raise :class:`GitHubError`."""
-    try:
-        call(
-            f"read the workflow '{workflow}'",
-            lambda: client.request("GET", f"/actions/workflows/{quote(workflow, safe='')}"),
-        )
-    except GitHubError as exc:
-        if exc.status == 404:
-            return False
-        raise
-    return True
-
-
-def dispatch_workflow(client: RepoApi, workflow: str, *, ref: str) -> None:
-    """Start ``workflow`` on ``ref`` (needs ``actions: write`` and an ``on: workflow_dispatch``
-    trigger). After a 5xx answer the workflow's dispatched runs on ``ref`` are counted again: a
-    new one means the dispatch landed and it is not sent twice."""
-    path = f"/actions/workflows/{quote(workflow, safe='')}"
-    runs_query = f"{path}/runs?event=workflow_dispatch&branch={quote(ref, safe='')}"
-
-    def count() -> int | None:
+    def workflow_exists(self, workflow: str) -> bool:
+        """True when ``workflow`` (a file name under .github/workflows, or an id) exists on the
+        default branch; False on 404. Other refusals raise :class:`GitHubError`."""
         try:
-            data = call(f"list the runs of '{workflow}'", lambda: client.request("GET", runs_query))
-        except GitHubError:
-            return None
-        return int(data.get("total_count") or 0)
+            call(
+                f"read the workflow '{workflow}'",
+                lambda: self.request("GET", f"/actions/workflows/{quote(workflow, safe='')}"),
+            )
+        except GitHubError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
 
-    before = count()
+    def dispatch_workflow(self, workflow: str, *, ref: str) -> None:
+        """Start ``workflow`` on ``ref`` (needs ``actions: write`` and an ``on: workflow_dispatch``
+        trigger). After a 5xx answer the workflow's dispatched runs on ``ref`` are counted again: a
+        new one means the dispatch landed and it is not sent twice."""
+        path = f"/actions/workflows/{quote(workflow, safe='')}"
+        runs_query = f"{path}/runs?event=workflow_dispatch&branch={quote(ref, safe='')}"
 
-    def landed() -> bool | None:
-        if before is None:
-            return None
-        client.sender.pause(DISPATCH_SETTLE_S)
-        after = count()
-        return True if after is not None and after > before else None
+        def count() -> int | None:
+            try:
+                data = call(
+                    f"list the runs of '{workflow}'", lambda: self.request("GET", runs_query)
+                )
+            except GitHubError:
+                return None
+            return int(data.get("total_count") or 0)
 
-    client.send(
-        f"start the workflow '{workflow}' on '{ref}'",
-        lambda: client.request("POST", f"{path}/dispatches", {"ref": ref}),
-        read_back=landed if before is not None else None,
-    )
+        before = count()
+
+        def landed() -> bool | None:
+            if before is None:
+                return None
+            self.sender.pause(DISPATCH_SETTLE_S)
+            after = count()
+            return True if after is not None and after > before else None
+
+        self.send(
+            f"start the workflow '{workflow}' on '{ref}'",
+            lambda: self.request("POST", f"{path}/dispatches", {"ref": ref}),
+            read_back=landed if before is not None else None,
+        )
