@@ -26,19 +26,25 @@ PROMPTS = 20
 RATE = 0.9
 
 
-def flaky_model(seed: int) -> ScriptedProvider:
-    """Valid JSON with probability ``RATE`` per call; each prompt draws from its own seeded
-    sequence, so a run's outcomes do not depend on thread scheduling."""
-    rngs: dict[str, random.Random] = {}
-    lock = threading.Lock()
+class Flaky:
+    """Answers valid JSON with probability ``RATE`` per call; each prompt draws from its own
+    sequence seeded with (seed, prompt id), so a run's outcomes do not depend on thread
+    scheduling."""
 
-    def answer(request: ScriptedRequest) -> str:
-        with lock:
-            rng = rngs.setdefault(request.prompt.id, random.Random(f"{seed}:{request.prompt.id}"))
+    def __init__(self, seed: int) -> None:
+        self.lock = threading.Lock()
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        self.seed = seed
+        self.rngs: dict[str, random.Random] = {}
+
+    def __call__(self, request: ScriptedRequest) -> str:
+        prompt_id = request.prompt.id
+        with self.lock:
+            rng = self.rngs.setdefault(prompt_id, random.Random(f"{self.seed}:{prompt_id}"))
             ok = rng.random() < RATE
         return '{"ok": true}' if ok else "Sure, here you go."
-
-    return ScriptedProvider(answer, model="test/flaky")
 
 
 SUITE = CanarySuite(
@@ -49,12 +55,13 @@ SUITE = CanarySuite(
 
 
 def test_an_unchanged_flaky_model_scores_the_same_on_both_sides_of_an_adaptive_check() -> None:
-    model = flaky_model(seed=0)
+    flaky = Flaky(seed=0)
+    model = ScriptedProvider(flaky, model="test/flaky")
     base = run_suite(SUITE, model, RunOptions(show_progress=False, samples=30))
     snap = BaselineSnapshot(suite_name="headline", provider=base.provider, run_result=base)
     deltas, confirmation_means = [], []
     for seed in range(1, 81):
-        model.seed, model.rngs = seed, {}
+        flaky.reseed(seed)
         run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
         report = compare(snap, run)
         assert len(report.comparisons) == PROMPTS
