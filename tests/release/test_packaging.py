@@ -25,7 +25,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST_NAME = "promptcanary-drift"
-pytestmark = pytest.mark.packaging
+# Also e2e: a build and a fresh venv take tens of seconds, so the quick subset
+# (-m "not e2e and not browser") leaves them to the full run.
+pytestmark = [pytest.mark.packaging, pytest.mark.e2e]
 
 
 def _run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
