@@ -16,9 +16,11 @@ point :class:`~promptcanary.providers.litellm.LiteLLMProvider` at a local server
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +62,8 @@ class ScriptedRequest:
         )
 
 
-#: What a handler returns: the answer's text, or the whole response.
-Handler = Callable[[ScriptedRequest], "str | LLMResponse"]
+#: What a handler returns: the answer's text, or the whole response (``async def`` handlers too).
+Handler = Callable[[ScriptedRequest], "str | LLMResponse | Awaitable[str | LLMResponse]"]
 
 
 class ScriptedProvider(BaseLLMProvider):
@@ -69,7 +71,8 @@ class ScriptedProvider(BaseLLMProvider):
 
     Args:
         handler: Called once per request, possibly from several threads at once (a run sends
-            requests concurrently). Returns the answer's text or an :class:`LLMResponse`
+            requests concurrently), or an ``async def`` function, awaited on the run's event loop
+            (no thread per request). Returns the answer's text or an :class:`LLMResponse`
             (:meth:`ScriptedRequest.reply` builds one); raising fails the call, as a provider
             does (a :class:`~promptcanary.errors.ProviderError` with ``status_code=429`` is
             retried, one with 401 stops the run...).
@@ -82,6 +85,10 @@ class ScriptedProvider(BaseLLMProvider):
         config = model if isinstance(model, ProviderConfig) else ProviderConfig(model_id=model)
         super().__init__(config)
         self.handler = handler
+        # An async function, or an object whose __call__ is one.
+        self._is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+            type(handler).__call__
+        )
         self.requests: list[ScriptedRequest] = []
         self._attempts: Counter[tuple[str, int]] = Counter()
         self._lock = threading.Lock()
@@ -92,12 +99,31 @@ class ScriptedProvider(BaseLLMProvider):
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
         """``handler``'s answer to ``prompt`` (for the sample being run, ``CURRENT_SAMPLE``)."""
+        request = self._request(prompt, system_prompt)
+        answer: object = self.handler(request)
+        if inspect.isawaitable(answer):
+            answer = asyncio.run(_awaited(answer))
+        return self._response(request, answer)
+
+    async def acomplete(
+        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
+    ) -> LLMResponse:
+        """An ``async def`` handler is awaited on the run's event loop; a plain function runs in
+        a worker thread (it may block, as a model call does)."""
+        if not self._is_async:
+            return await super().acomplete(prompt, system_prompt=system_prompt)
+        request = self._request(prompt, system_prompt)
+        return self._response(request, await self.handler(request))  # type: ignore[misc]
+
+    def _request(self, prompt: CanaryPrompt, system_prompt: str | None) -> ScriptedRequest:
         sample = CURRENT_SAMPLE.get()
         with self._lock:
             attempt = self._attempts[prompt.id, sample] = self._attempts[prompt.id, sample] + 1
             request = ScriptedRequest(prompt, system_prompt, sample, attempt, self.config)
             self.requests.append(request)
-        answer = self.handler(request)
+        return request
+
+    def _response(self, request: ScriptedRequest, answer: object) -> LLMResponse:
         if isinstance(answer, str):
             return request.reply(answer)
         if isinstance(answer, LLMResponse):
@@ -105,3 +131,7 @@ class ScriptedProvider(BaseLLMProvider):
         raise TypeError(
             f"the handler of {self!r} returned {type(answer).__name__}, not str or LLMResponse"
         )
+
+
+async def _awaited(answer: Awaitable[object]) -> object:
+    return await answer

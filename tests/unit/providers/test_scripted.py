@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse
@@ -72,3 +75,19 @@ def test_a_handler_returning_something_else_is_a_clear_error() -> None:
     provider = ScriptedProvider(lambda request: 42)  # type: ignore[arg-type,return-value]
     with pytest.raises(TypeError, match="returned int, not str or LLMResponse"):
         provider.complete(CanaryPrompt(id="a", text="first"))
+
+
+def test_an_async_handler_is_awaited_on_the_runs_event_loop() -> None:
+    loops: set[int] = set()
+
+    async def handler(request: ScriptedRequest) -> str:
+        loops.add(id(asyncio.get_running_loop()))
+        assert threading.current_thread() is threading.main_thread()  # no worker thread
+        return "{}"
+
+    provider = ScriptedProvider(handler)
+    run = SUITE.run(provider, samples=3, show_progress=False)
+    assert len(run.llm_responses) == 6 and all(r.content == "{}" for r in run.llm_responses)
+    assert len(loops) == 1
+    # Called directly (no loop running), it is awaited to the end all the same.
+    assert provider.complete(CanaryPrompt(id="a", text="first")).content == "{}"

@@ -9,7 +9,6 @@ server), then the real compare().
 from __future__ import annotations
 
 import random
-import threading
 from statistics import mean
 
 from promptcanary.core.comparator import compare
@@ -28,23 +27,21 @@ RATE = 0.9
 
 class Flaky:
     """Answers valid JSON with probability ``RATE`` per call; each prompt draws from its own
-    sequence seeded with (seed, prompt id), so a run's outcomes do not depend on thread
-    scheduling."""
+    sequence seeded with (seed, prompt id), so a run's outcomes do not depend on the order the
+    requests are answered in."""
 
     def __init__(self, seed: int) -> None:
-        self.lock = threading.Lock()
         self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
         self.seed = seed
         self.rngs: dict[str, random.Random] = {}
 
-    def __call__(self, request: ScriptedRequest) -> str:
+    async def __call__(self, request: ScriptedRequest) -> str:
+        # Async: answered on the run's event loop, with no thread hand-off per request.
         prompt_id = request.prompt.id
-        with self.lock:
-            rng = self.rngs.setdefault(prompt_id, random.Random(f"{self.seed}:{prompt_id}"))
-            ok = rng.random() < RATE
-        return '{"ok": true}' if ok else "Sure, here you go."
+        rng = self.rngs.setdefault(prompt_id, random.Random(f"{self.seed}:{prompt_id}"))
+        return '{"ok": true}' if rng.random() < RATE else "Sure, here you go."
 
 
 SUITE = CanarySuite(
