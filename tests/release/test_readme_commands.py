@@ -27,3 +27,32 @@ def test_the_quickstart_command_uses_the_published_distribution_name_or_the_chec
     command = _readme_block("## Try it in 30 seconds")
     assert command.startswith("pip install -e . && promptcanary compare")
     assert (ROOT / "examples" / "quickstart" / "current-run.json").is_file()
+
+
+def _golden_command(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"^UPDATE_GOLDEN=1 python -m pytest .+$", text, flags=re.M)
+    assert match, f"{path.relative_to(ROOT)} has no golden regeneration command"
+    return match.group(0)
+
+
+def test_the_golden_regeneration_command_names_every_golden_test() -> None:
+    command = _golden_command(ROOT / "tests" / "golden" / "README.md")
+    assert _golden_command(ROOT / "docs" / "reports.md") == command
+    targets = command.split("python -m pytest ", 1)[1].split()
+    for target in targets:
+        assert (ROOT / target).exists(), f"{target} in the golden command does not exist"
+    # Every test module that reads a golden file is under one of the command's targets.
+    tests = [p for p in (ROOT / "tests").rglob("test_*.py") if p != Path(__file__)]
+    readers = {
+        path.relative_to(ROOT).as_posix()
+        for path in tests
+        if "assert_golden(" in path.read_text(encoding="utf-8")
+    }
+    assert readers
+    for reader in sorted(readers):
+        assert any(reader == t or reader.startswith(t.rstrip("/") + "/") for t in targets), reader
+    # And no golden file is read outside assert_golden (which honours UPDATE_GOLDEN).
+    for path in tests:
+        text = path.read_text(encoding="utf-8")
+        assert '"golden"' not in text and "'golden'" not in text, path
