@@ -33,7 +33,7 @@ from promptcanary.core.render.context import (
     ReportView,
     build_report_view,
 )
-from promptcanary.core.render.run import build_run_view
+from promptcanary.core.render.run import RunView, build_run_view
 from promptcanary.core.render.safety import json_safe
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -307,17 +307,15 @@ def run_to_markdown(
     no_baseline: bool = True,
 ) -> str:
     """Markdown for a run with no baseline; says how to make it one (``accept_hint``)."""
-    from promptcanary.core.render.run_output import render_run_markdown
-
-    view = build_run_view(
+    reporter = Reporter(
         run,
+        run_url=run_url,
         accept_hint=accept_hint,
         marker=marker,
-        run_url=run_url,
         report_location=report_location,
         no_baseline=no_baseline,
     )
-    return render_run_markdown(view, budget=budget)
+    return reporter.to_markdown(budget=budget)
 
 
 def run_to_html(
@@ -329,12 +327,10 @@ def run_to_html(
     no_baseline: bool = False,
 ) -> str:
     """A self-contained HTML page for a run."""
-    from promptcanary.core.render.html import render_run_html
-
-    view = build_run_view(
-        run, accept_hint=accept_hint, marker=marker, run_url=run_url, no_baseline=no_baseline
+    reporter = Reporter(
+        run, run_url=run_url, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline
     )
-    return render_run_html(view)
+    return reporter.to_html()
 
 
 def run_to_json(run: CanaryRunResult) -> str:
@@ -352,10 +348,8 @@ def print_run_terminal(
     no_baseline: bool = True,
 ) -> None:
     """Print a run to the terminal (summary only when ``quiet``)."""
-    from promptcanary.core.render.run_output import render_run_terminal
-
-    view = build_run_view(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
-    render_run_terminal(view, _console(console), quiet=quiet)
+    reporter = Reporter(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
+    reporter.print_terminal(console, quiet=quiet)
 
 
 class Reporter(_Report):
@@ -387,22 +381,11 @@ class Reporter(_Report):
         """The run (promptcanary 0.2's attribute name)."""
         return self.run
 
-    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
-        """Print the run."""
-        print_run_terminal(
+    @cached_property
+    def view(self) -> RunView:
+        """The prepared view-model (built once, shared by every format)."""
+        return build_run_view(
             self.run,
-            console,
-            quiet=quiet,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            no_baseline=self.no_baseline,
-        )
-
-    def _markdown(self, budget: int) -> str:
-        # With how to promote the run (accept_hint).
-        return run_to_markdown(
-            self.run,
-            budget=budget,
             accept_hint=self.accept_hint,
             marker=self.marker,
             run_url=self.run_url,
@@ -410,14 +393,22 @@ class Reporter(_Report):
             no_baseline=self.no_baseline,
         )
 
+    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
+        """Print the run."""
+        from promptcanary.core.render.run_output import render_run_terminal
+
+        render_run_terminal(self.view, _console(console), quiet=quiet)
+
+    def _markdown(self, budget: int) -> str:
+        # With how to promote the run (accept_hint).
+        from promptcanary.core.render.run_output import render_run_markdown
+
+        return render_run_markdown(self.view, budget=budget)
+
     def _html(self) -> str:
-        return run_to_html(
-            self.run,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            run_url=self.run_url,
-            no_baseline=self.no_baseline,
-        )
+        from promptcanary.core.render.html import render_run_html
+
+        return render_run_html(self.view)
 
     def _json(self) -> str:
         return run_to_json(self.run)

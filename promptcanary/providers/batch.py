@@ -187,27 +187,12 @@ def run_batch(
             metadata={"source": "promptcanary"},
             **client,
         )
-    batch_id = batch.id
-    say(f"Batch {batch_id} submitted: {len(lines)} requests to {config.model_id}.")
-    wait = settings.poll_s
-    last = ""
-    while batch.status not in _DONE:
-        elapsed = clock() - started
-        if elapsed >= settings.timeout_s:
-            raise MeasurementError(
-                f"batch {batch_id} did not finish within {_duration(settings.timeout_s)} "
-                f"(status: {batch.status}{_counts(batch)})",
-                hint=f"It keeps running at the provider. Fetch it later with "
-                f"`--batch-id {batch_id}` (same suite and model), or cancel it there.",
-            )
-        sleep(min(wait, max(0.0, settings.timeout_s - elapsed)))
-        wait = min(wait * 1.5, settings.max_poll_s)
-        with _translated(provider, f"check batch {batch_id}"):
-            batch = litellm.retrieve_batch(batch_id=batch_id, **client)
-        status = f"{batch.status}{_counts(batch)}"
-        if status != last:
-            say(f"Batch {batch_id}: {status} ({_duration(clock() - started)}).")
-            last = status
+    say(f"Batch {batch.id} submitted: {len(lines)} requests to {config.model_id}.")
+    hint = (
+        f"It keeps running at the provider. Fetch it later with `--batch-id {batch.id}` "
+        "(same suite and model), or cancel it there."
+    )
+    batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
     return _collect(litellm, provider, batch, client, lines)
 
 
@@ -231,22 +216,51 @@ def resume_batch(
     client = _client_kwargs(config, check_batch_support(config.model_id))
     lines = build_lines(provider, prompts, samples, system_prompt_for)
     started = clock()
+    with _translated(provider, f"check batch {batch_id}"):
+        batch = litellm.retrieve_batch(batch_id=batch_id, **client)
+    say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
+    hint = f"Try again later with `--batch-id {batch_id}`."
+    batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
+    return _collect(litellm, provider, batch, client, lines)
+
+
+def _wait(
+    litellm: Any,
+    provider: LiteLLMProvider,
+    client: dict[str, Any],
+    batch: Any,
+    settings: BatchSettings,
+    hint: str,
+    say: Callable[[str], None],
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+    started: float,
+) -> Any:
+    """Poll ``batch`` with a growing wait until it is done; a changed status is said.
+
+    Raises:
+        MeasurementError: not done within ``settings.timeout_s`` of ``started`` (``hint``: what
+            to do about the batch still running).
+    """
     wait = settings.poll_s
-    while True:
-        with _translated(provider, f"check batch {batch_id}"):
-            batch = litellm.retrieve_batch(batch_id=batch_id, **client)
-        say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
-        if batch.status in _DONE:
-            return _collect(litellm, provider, batch, client, lines)
+    last = f"{batch.status}{_counts(batch)}"
+    while batch.status not in _DONE:
         elapsed = clock() - started
         if elapsed >= settings.timeout_s:
             raise MeasurementError(
-                f"batch {batch_id} did not finish within {_duration(settings.timeout_s)} "
+                f"batch {batch.id} did not finish within {_duration(settings.timeout_s)} "
                 f"(status: {batch.status}{_counts(batch)})",
-                hint=f"Try again later with `--batch-id {batch_id}`.",
+                hint=hint,
             )
         sleep(min(wait, max(0.0, settings.timeout_s - elapsed)))
         wait = min(wait * 1.5, settings.max_poll_s)
+        with _translated(provider, f"check batch {batch.id}"):
+            batch = litellm.retrieve_batch(batch_id=batch.id, **client)
+        status = f"{batch.status}{_counts(batch)}"
+        if status != last:
+            say(f"Batch {batch.id}: {status} ({_duration(clock() - started)}).")
+            last = status
+    return batch
 
 
 def _collect(
