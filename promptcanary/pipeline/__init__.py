@@ -1,30 +1,44 @@
 """The use cases both front-ends call: the CLI (``commands/``) and the GitHub Action (``action/``).
 
-One path from settings to a verdict, written once so the two front-ends cannot drift apart::
+Each use case is one function that reads top to bottom, takes a request (what to do) and its
+:class:`Ports` (the I/O: baseline store, provider factory, progress, the plan's announcement, who
+keeps the measured run, prices), and returns what it found. The front-ends translate flags or
+inputs into the request, and print or comment what comes back::
 
-    overrides = Overrides(model=..., samples=..., regression_threshold=...)
-    model     = resolve_model(overrides, suite)          # flag/input, else replay, else canary.yaml
-    provider  = make_provider(model, overrides)          # LiteLLM, or a replay of a saved run
-    plan      = plan_run(suite, overrides, model, ...)   # requests and estimated cost, beforehand
-    run       = measure(suite, provider, overrides)      # the suite with the overrides applied
-    reason    = unusable_reason(run, settings)           # aborted / measured nothing / too many errors
-    folder    = baseline_dir(given, config_path)         # baselines/ next to canary.yaml
-    store     = open_store(folder)                       # the baseline folder
-    baseline  = latest_baseline(store, suite, model)     # or None (find_baseline: or raise,
-                                                         # or the --baseline file, checked)
-    report    = compare_with_settings(baseline, run, settings, overrides)
-    verdict   = gate(report, GatePolicy(...))            # result word + exit code
+    check(CheckRequest(config, overrides, policy, baseline=..., current=...), ports) -> Check
+        suite    = CanarySuite.from_yaml(config)
+        provider = make_provider(resolve_model(overrides, suite), overrides)
+        baseline = find_baseline(store, suite, model)   # before the first request
+        announce(Ready(suite, model, baseline, plan_run(...)))   # CLI: asks; Action: summary
+        run      = measure(suite, provider, overrides, baseline=baseline)
+        keep(run)                                       # written before anything can fail
+        report   = compare_with_settings(baseline, run, settings, overrides)
+        verdict  = gate(report, policy)                 # result word + exit code
 
-A suite too large for one machine runs in slices: ``measure_shard`` on each machine of a CI
-matrix, then ``merge_parts`` joins the partial runs into the run to compare.
+    baseline_run(BaselineRunRequest(config, overrides, save=..., shard=...), ports) -> BaselineRun
+        suite, provider, previous = newest baseline; announce; measure (or measure_shard);
+        keep(run); unusable_reason(run) -> save_baseline(store, run) when asked and usable
 
-Front-ends turn flags or inputs into an :class:`Overrides`, call these functions, and print or
-comment what comes back. Nothing here prints, reads the environment or knows about GitHub.
+    plan(PlanRequest(effect, ..., config, model), store, pricer=...) -> Advice
+        suite, newest baseline -> fixed plan, adaptive plan, what the answer test detects
+
+A suite too large for one machine runs in slices (``baseline_run`` with a shard on each machine
+of a CI matrix), then ``merge_parts`` joins the partial runs into the run to compare.
+
+Nothing here prints, reads the environment or knows about GitHub.
 """
 
 from __future__ import annotations
 
-from promptcanary.pipeline.baselines import find_baseline, history, load_current, open_store
+from promptcanary.pipeline.baselines import (
+    SavedBaseline,
+    find_baseline,
+    history,
+    latest_baseline,
+    load_current,
+    open_store,
+    save_baseline,
+)
 from promptcanary.pipeline.cost import RunPlan, plan_run
 from promptcanary.pipeline.locations import DEFAULT_BASELINE_FOLDER, baseline_dir
 from promptcanary.pipeline.measure import (
@@ -35,7 +49,16 @@ from promptcanary.pipeline.measure import (
     unusable_reason,
 )
 from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
-from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
+from promptcanary.pipeline.ports import Ports, ProviderFactory, Ready
+from promptcanary.pipeline.pricing import litellm_price
+from promptcanary.pipeline.provider import load_run, make_provider, named_model, resolve_model
+from promptcanary.pipeline.usecases.baseline_run import (
+    BaselineRun,
+    BaselineRunRequest,
+    baseline_run,
+)
+from promptcanary.pipeline.usecases.check import Check, CheckRequest, check
+from promptcanary.pipeline.usecases.plan import Advice, PlanRequest, plan
 from promptcanary.pipeline.verdict import (
     SEVERITIES,
     GatePolicy,
@@ -43,24 +66,36 @@ from promptcanary.pipeline.verdict import (
     check_suite_matches,
     compare_with_settings,
     gate,
-    latest_baseline,
     over_threshold,
 )
 
 __all__ = [
     "DEFAULT_BASELINE_FOLDER",
     "SEVERITIES",
+    "Advice",
+    "BaselineRun",
+    "BaselineRunRequest",
+    "Check",
+    "CheckRequest",
     "GatePolicy",
     "Overrides",
+    "PlanRequest",
+    "Ports",
+    "ProviderFactory",
+    "Ready",
     "RunPlan",
+    "SavedBaseline",
     "Verdict",
     "baseline_dir",
+    "baseline_run",
+    "check",
     "check_suite_matches",
     "compare_with_settings",
     "find_baseline",
     "gate",
     "history",
     "latest_baseline",
+    "litellm_price",
     "load_current",
     "load_run",
     "make_provider",
@@ -68,11 +103,14 @@ __all__ = [
     "measure_batch",
     "measure_shard",
     "merge_parts",
+    "named_model",
     "open_store",
     "over_threshold",
     "parse_duration",
     "parse_samples",
+    "plan",
     "plan_run",
     "resolve_model",
+    "save_baseline",
     "unusable_reason",
 ]
