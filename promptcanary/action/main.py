@@ -74,34 +74,29 @@ def action(
         refusal = flows.promotion_refusal(session)
         if refusal is not None:
             return flows.skipped(session, refusal)
-    overrides = _overrides(config)
-    policy = _gate_policy(config)
+    overrides, policy = _overrides(config), _gate_policy(config)
     ports = pipeline.Ports(
         store=WorkspaceStore(config.baseline_dir, context.workspace),
-        make_provider=partial(_callable, make_provider, environ),
-        # Before the first request, never before the provider is made: no GitHub write for a
-        # run that cannot call its model.
+        make_provider=partial(_with_credentials, make_provider, environ),
+        # Just before the first request, after the provider is made: no GitHub write for a run
+        # that cannot call its model.
         announce=partial(flows.starting, session),
         pricer=pipeline.litellm_price,
     )
     try:
         if plan.activity == "promote":
+            note = _promotion_note(session)
             request = pipeline.BaselineRunRequest(
-                config.config_path,
-                overrides,
-                save=True,
-                note=_promotion_note(session),
-                compare_with_previous=True,
+                config.config_path, overrides, save=True, note=note, compare_with_previous=True
             )
-            measured = pipeline.baseline_run(request, ports)
+            result: pipeline.Check | pipeline.BaselineRun = pipeline.baseline_run(request, ports)
         else:
-            # The Action's first run on a repository has no baseline yet: report the run.
+            # The first run on a repository has no baseline yet: it reports the run alone.
             check = pipeline.CheckRequest(
                 config.config_path, overrides, policy, require_baseline=False
             )
-            checked = pipeline.check(check, ports)
-    except _WithheldError as withheld:
-        error = withheld.error
+            result = pipeline.check(check, ports)
+    except MissingCredentialsError as error:  # raised only where the provider is made
         if not secrets_withheld(context):
             # Anywhere GitHub does give secrets, missing credentials are a mistake (a typo in
             # the secret's name, a secret never created): a green skip would hide it forever.
@@ -115,14 +110,14 @@ def action(
             unmeasured=True,
             check=run_check if plan.activity == "check" else None,
         )
-    run = measured.run if plan.activity == "promote" else checked.run
+    run = result.run
     folder = reports_dir(context, warn=lambda text: workflow.warning(text, title="PromptCanary"))
     files = ReportFiles(folder, run.suite_name, run.provider.model_id, owner_of=context.workspace)
-    if plan.activity == "promote":
-        return flows.promoted(session, measured, files, policy)
-    if checked.report is None:
-        return flows.no_baseline(session, checked, files)
-    return flows.compared(session, checked, files)
+    if isinstance(result, pipeline.BaselineRun):
+        return flows.promoted(session, result, files, policy)
+    if result.report is None:
+        return flows.no_baseline(session, result, files)
+    return flows.compared(session, result, files)
 
 
 def _overrides(config: ActionConfig) -> pipeline.Overrides:
@@ -158,32 +153,19 @@ def _promotion_note(session: flows.Session) -> str:
     return note + (f", PR #{session.plan.pr_number})" if session.plan.pr_number else ")")
 
 
-class _WithheldError(Exception):
-    """The model cannot be called: its credentials are not in the environment."""
-
-    def __init__(self, error: MissingCredentialsError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-def _callable(
+def _with_credentials(
     make_provider: pipeline.ProviderFactory,
     environ: Mapping[str, str],
     model: str,
     overrides: pipeline.Overrides,
 ) -> BaseLLMProvider:
-    """The provider, once the environment holds the model's credentials (a replay needs none).
-
-    Preflight may find what the model's prefix did not say (a bare name LiteLLM routes to a
-    cloud), and the same class tells it: both become :class:`_WithheldError`.
-    """
+    """The provider, once the environment holds the model's credentials (a replay needs none);
+    preflight may then find what the model's prefix did not say (a bare name LiteLLM routes to
+    a cloud), with the same :class:`MissingCredentialsError`."""
     missing = None if overrides.replay else missing_provider_credentials(model, environ)
-    try:
-        if missing is not None:
-            raise missing
-        return make_provider(model, overrides)
-    except MissingCredentialsError as error:
-        raise _WithheldError(error) from None
+    if missing is not None:
+        raise missing
+    return make_provider(model, overrides)
 
 
 def connect_github(config: ActionConfig, context: GitHubContext) -> GitHubClient | None:

@@ -21,7 +21,7 @@ from promptcanary.storage.file import FileBaselineStore
 if TYPE_CHECKING:
     from promptcanary.action.github import CommitResult, GitHubClient
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.pipeline import SavedBaseline
+    from promptcanary.pipeline.baselines import SavedBaseline
 
 
 @dataclass(frozen=True)

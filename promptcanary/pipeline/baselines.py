@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING
 
 from promptcanary.errors import (
     BaselineNotFoundError,
@@ -31,24 +31,6 @@ def open_store(directory: Path) -> FileBaselineStore:
     return FileBaselineStore(directory)
 
 
-@overload
-def find_baseline(
-    store: FileBaselineStore,
-    suite_name: str,
-    model: str,
-    path: Path | None = None,
-    *,
-    required: Literal[True] = True,
-) -> BaselineSnapshot: ...
-@overload
-def find_baseline(
-    store: FileBaselineStore,
-    suite_name: str,
-    model: str,
-    path: Path | None = None,
-    *,
-    required: bool,
-) -> BaselineSnapshot | None: ...
 def find_baseline(
     store: FileBaselineStore,
     suite_name: str,

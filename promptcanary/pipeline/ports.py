@@ -1,10 +1,6 @@
-"""What a use case needs from outside itself, passed in by the front-end that calls it.
-
-A use case reads top to bottom and does no I/O of its own choosing: the baseline store, the way a
-provider is made, where progress goes, who is told the plan and who keeps the measured run are
-the front-end's. The CLI asks in the terminal and writes ``-o``; the Action writes the step
-summary; tests pass fakes.
-"""
+"""What a use case needs from outside itself, passed in by the front-end that calls it: the
+baseline store, the provider factory, where progress goes, who is told the plan (the CLI asks in
+the terminal, the Action writes the step summary) and who keeps the measured run."""
 
 from __future__ import annotations
 
@@ -42,7 +38,7 @@ class Ready:
 
 
 def _nothing(_: object) -> None:
-    return None
+    """The default of a port nobody listens to."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,6 @@
 """The baseline run: measure the suite and, when asked and the run is usable, save it as the new
-baseline.
-
-``promptcanary run`` (with or without ``--save-baseline``, or one ``--shard``) and the Action's
-promotion run this sequence. A run that says nothing about the model (it stopped early, measured
-nothing or errored too often) is never saved, whatever asked for it.
-"""
+baseline. ``promptcanary run`` (whole, or one ``--shard``) and the Action's promotion run it; a
+run that says nothing about the model is never saved, whatever asked for it."""
 
 from __future__ import annotations
 
@@ -24,7 +20,6 @@ if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.shards import Shard
     from promptcanary.core.suite import CanarySuite
-    from promptcanary.storage.file import FileBaselineStore
 
 
 @dataclass(frozen=True)
@@ -36,11 +31,10 @@ class BaselineRunRequest:
     save: bool = False
     """Save the run as the newest baseline (when it is usable)."""
     note: str = ""
-    """Stored with the baseline."""
-    shard: Shard | None = None
-    """Measure only this slice (a part of a run: never saved)."""
     compare_with_previous: bool = False
     """Also compare the run with the baseline it replaces (the Action's promotion comment)."""
+    shard: Shard | None = None
+    """Measure only this slice of the suite: a part of a run, never saved."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +44,13 @@ class BaselineRun:
     run: CanaryRunResult
     suite: CanarySuite
     unusable: str | None
-    """Why the run cannot be a baseline, or None."""
+    """Why the run cannot be a baseline (see :func:`unusable_reason`), or None."""
     previous: BaselineSnapshot | None
-    """The newest baseline before this run (None: the first, or unreadable)."""
-    saved: SavedBaseline | None
-    """The baseline written; None when not asked or the run is unusable."""
-    change: DriftReport | None = None
+    """The newest baseline before this run (None: the first, or one that cannot be read)."""
+    change: DriftReport | None
     """The run against ``previous`` (with ``compare_with_previous``)."""
+    saved: SavedBaseline | None
+    """None when not asked, or the run is unusable."""
 
 
 def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
@@ -69,16 +63,18 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
         StorageError: the baseline could not be written (its text is kept elsewhere).
     """
     from promptcanary.core.suite import CanarySuite
+    from promptcanary.errors import PromptCanaryError
 
-    overrides = request.overrides
+    overrides, shard = request.overrides, request.shard
     suite = CanarySuite.from_yaml(request.config)
     provider = ports.make_provider(resolve_model(overrides, suite), overrides)
     model = provider.config.model_id
-    previous = _newest_readable(ports.store, suite.name, model)
-    if request.shard is not None:
-        ports.announce(Ready(suite, model, previous, None))
-        run = measure_shard(suite, provider, overrides, request.shard, progress=ports.progress)
-    else:
+    try:  # it prices the plan and shows the change: one that cannot be read stops nothing
+        previous = latest_baseline(ports.store, suite.name, model)
+    except PromptCanaryError:
+        previous = None
+    plan = None  # one slice of a sharded run: each machine of the matrix sends it unasked
+    if shard is None:
         plan = plan_run(
             suite,
             overrides,
@@ -87,7 +83,10 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
             priced_by=previous,
             pricer=ports.pricer,
         )
-        ports.announce(Ready(suite, model, previous, plan))
+    ports.announce(Ready(suite, model, previous, plan))
+    if shard is not None:
+        run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)
+    else:
         run = measure(
             suite,
             provider,
@@ -98,23 +97,9 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
         )
     ports.keep(run)
     unusable = unusable_reason(run, overrides.error_limit(suite.settings))
-    change = None
+    change = saved = None
     if request.compare_with_previous and previous is not None and not unusable:
         change = compare_with_settings(previous, run, suite.settings, overrides)
-    saved = None
-    if request.save and not unusable and request.shard is None:
+    if request.save and not unusable and shard is None:
         saved = save_baseline(ports.store, run, note=request.note)
-    return BaselineRun(run, suite, unusable, previous, saved, change)
-
-
-def _newest_readable(
-    store: FileBaselineStore, suite_name: str, model: str
-) -> BaselineSnapshot | None:
-    """The newest baseline, for the plan's prices and the promotion's comparison; one that
-    cannot be read is no reason to stop recording a new one."""
-    from promptcanary.errors import PromptCanaryError
-
-    try:
-        return latest_baseline(store, suite_name, model)
-    except PromptCanaryError:
-        return None
+    return BaselineRun(run, suite, unusable, previous, change, saved)

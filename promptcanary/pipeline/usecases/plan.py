@@ -1,8 +1,6 @@
-"""The plan: how many samples a suite needs to detect a drop, and what a run of it costs.
-
-``promptcanary plan`` runs this. Nothing is sent: the newest baseline gives the tokens per
-request and the prompt count when there is no suite, the pricer the model's price.
-"""
+"""The plan (``promptcanary plan``): the samples a suite needs to detect a drop, and what a run
+of it costs. Nothing is sent: the newest baseline gives the tokens per request (and the prompt
+count when there is no suite), the pricer the model's price."""
 
 from __future__ import annotations
 
@@ -48,11 +46,7 @@ class Advice:
 
 def plan(request: PlanRequest, store: FileBaselineStore, *, pricer: Pricer | None) -> Advice:
     """Load the suite (if any), find its newest baseline, size a fixed run, an adaptive one and
-    the answer test.
-
-    Raises:
-        ConfigError: the suite is invalid, or the drop cannot be planned for.
-    """
+    the answer test. Raises ConfigError: the suite is invalid, or the drop cannot be planned."""
     from promptcanary.core.config import DEFAULT_BASELINE_SAMPLES
     from promptcanary.core.suite import CanarySuite
     from promptcanary.core.verdict import planning
