@@ -66,7 +66,7 @@ def starting(s: Session, ready: pipeline.Ready) -> None:
         f"({len(ready.suite.prompts)} prompts × {len(ready.suite.probes)} probes)"
     )
     if ready.plan is not None:
-        s.workflow.add_summary(f"{md_text(ready.plan.line(), 1000)}\n\n")
+        s.workflow.add_summary(f"**PromptCanary** · {md_text(ready.plan.line(), 1000)}\n\n")
     if s.plan.activity == "promote":  # before paying for a run whose baseline could not be written
         check_in_workspace(s.config.baseline_dir, s.context.workspace)
 
