@@ -298,20 +298,15 @@ def promoted(
         github=s.github,
     )
     moved = isinstance(promotion.error, BranchMovedError)
-    check_note = None
+    check_note = failure = None
     if promotion.error is not None:
-        message = f"Could not commit the new baseline to '{branch}'. {promotion.error.message}"
-        if promotion.error.hint:
-            message += f" {promotion.error.hint}"
+        failure = promotion.error.message
+        failure += f" {promotion.error.hint}" if promotion.error.hint else ""
+        message = f"Could not commit the new baseline to '{branch}'. {failure}"
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
     else:
         check_note = start_check(s, branch)
-    failure = None
-    if promotion.error is not None:
-        failure = promotion.error.message + (
-            f" {promotion.error.hint}" if promotion.error.hint else ""
-        )
 
     def body(check_run: str | None = None) -> str:
         return render.promoted_markdown(
