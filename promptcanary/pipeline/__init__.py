@@ -9,7 +9,7 @@ or inputs into the request, and print or comment what comes back::
         suite    = CanarySuite.from_yaml(config)
         provider = make_provider(resolve_model(overrides, suite), overrides)
         baseline = find_baseline(store, suite, model)         # before the first request
-        announce(Ready(suite, model, baseline, plan_run(...)))  # CLI: may ask; Action: summary
+        announce(Ready(suite, model, plan_run(...)))          # CLI: may ask; Action: summary
         run      = measure(suite, provider, overrides, baseline=baseline)
         keep(run)                                             # never lost, whatever follows
         report   = compare_with_settings(baseline, run, settings, overrides)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from promptcanary.pipeline.provider import make_provider
 
 if TYPE_CHECKING:
-    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
+    from promptcanary.core.models import CanaryRunResult
     from promptcanary.core.run.options import ProgressCallback
     from promptcanary.core.suite import CanarySuite
     from promptcanary.core.verdict.planning import Pricer
@@ -30,8 +30,6 @@ class Ready:
 
     suite: CanarySuite
     model: str
-    baseline: BaselineSnapshot | None
-    """The baseline a check compares with, or the newest one a baseline run replaces."""
     plan: RunPlan | None
     """The requests and their estimated cost; None when nothing is sent (a replay) or the run
     is one slice of a sharded run."""

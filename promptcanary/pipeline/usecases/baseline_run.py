@@ -19,7 +19,6 @@ from promptcanary.pipeline.verdict import compare_with_settings
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.shards import Shard
-    from promptcanary.core.suite import CanarySuite
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,6 @@ class BaselineRun:
     """What a baseline run measured and kept."""
 
     run: CanaryRunResult
-    suite: CanarySuite
     unusable: str | None
     """Why the run cannot be a baseline (see :func:`unusable_reason`), or None."""
     previous: BaselineSnapshot | None
@@ -83,7 +81,7 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
             priced_by=previous,
             pricer=ports.pricer,
         )
-    ports.announce(Ready(suite, model, previous, plan))
+    ports.announce(Ready(suite, model, plan))
     if shard is not None:
         run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)
     else:
@@ -102,4 +100,4 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
         change = compare_with_settings(previous, run, suite.settings, overrides)
     if request.save and not unusable and shard is None:
         saved = save_baseline(ports.store, run, note=request.note)
-    return BaselineRun(run, suite, unusable, previous, change, saved)
+    return BaselineRun(run, unusable, previous, change, saved)

@@ -85,7 +85,7 @@ def check(request: CheckRequest, ports: Ports) -> Check:
     )
     if suite is not None and provider is not None:
         plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
-        ports.announce(Ready(suite, model, baseline, plan))
+        ports.announce(Ready(suite, model, plan))
         run = measure(
             suite,
             provider,
