@@ -13,6 +13,7 @@ Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fence
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from promptcanary.core.render import fmt
@@ -325,14 +326,10 @@ class _Regressions:
 
     def admit_diffs(self, b: Budget) -> None:
         """Tier 5 (after the behaviour changes' diffs): each shown regression's diff."""
-        for i in sorted(self.details):
-            if not self.regs[i].diff:
-                continue
-            with_diff = _details(self.regs[i], with_diff=True)
-            if not b.take(len(with_diff) - len(self.details[i])):
-                b.cut["diffs"] += sum(1 for j in self.details if j >= i and self.regs[j].diff)
-                break
-            self.details[i] = with_diff
+        pending = [i for i in sorted(self.details) if self.regs[i].diff]
+        _add_diffs(
+            b, self.details, pending, lambda i: _details(self.regs[i], with_diff=True), "diffs"
+        )
 
     def lines(self) -> list[str]:
         regs = self.regs
@@ -425,14 +422,31 @@ class _BehaviourChanges(_Listed):
         )
 
     def admit_diffs(self, b: Budget) -> None:
-        for i in range(self.n):
-            if not self.shown[i].diff:
-                continue
-            with_diff = _behaviour_entry(self.shown[i], with_diff=True)
-            if not b.take(len(with_diff) - len(self.entries[i])):
-                b.cut["behaviour diffs"] += sum(1 for bv in self.shown[i : self.n] if bv.diff)
-                break
-            self.entries[i] = with_diff
+        pending = [i for i in range(self.n) if self.shown[i].diff]
+        _add_diffs(
+            b,
+            self.entries,
+            pending,
+            lambda i: _behaviour_entry(self.shown[i], with_diff=True),
+            "behaviour diffs",
+        )
+
+
+def _add_diffs(
+    b: Budget,
+    blocks: dict[int, str] | list[str],
+    pending: list[int],
+    with_diff: Callable[[int], str],
+    what: str,
+) -> None:
+    """Give each pending block, in order, its version with a diff while the budget allows; the
+    diffs left out are counted under ``what``."""
+    for k, i in enumerate(pending):
+        longer = with_diff(i)
+        if not b.take(len(longer) - len(blocks[i])):
+            b.cut[what] += len(pending) - k
+            return
+        blocks[i] = longer
 
 
 def _suite_changes(view: ReportView) -> _Listed:
