@@ -101,7 +101,7 @@ def eligible(kwargs: dict[str, Any]) -> bool:
 
     The endpoint: ``api_base`` when given, else the one LiteLLM resolves for ``openai/`` (the
     provider's own, or ``OPENAI_BASE_URL`` ...) — except a base that already ends in
-    ``/chat/completions``, which the two routes complete differently.
+    ``/chat/completions`` or carries a query string, which the two routes complete differently.
 
     The request: the model's LiteLLM config for OpenAI is the plain GPT one (GPT-5 and o-series
     models have parameters renamed or refused first; a model LiteLLM serves through the Responses
@@ -148,8 +148,8 @@ def _sent_as_is(name: str, api_base: str | None) -> bool:
         or os.environ.get("OPENAI_API_BASE")
         or ""
     )
-    if base.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
-        return False
+    if "?" in base or "#" in base or base.rstrip("/").endswith("/chat/completions"):
+        return False  # the two routes join such a base and the route differently
     return _plain_model(litellm, name)
 
 

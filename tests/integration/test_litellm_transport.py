@@ -272,6 +272,7 @@ KEYED = {"messages": [], "api_key": "k"}
         ({"model": MODEL, "timeout": True, **KEYED}, False),
         ({"model": MODEL, "api_base": "  ", **KEYED}, False),
         ({"model": MODEL, "api_base": "http://x/v1/chat/completions", **KEYED}, False),
+        ({"model": MODEL, "api_base": "http://x/v1?api-version=1", **KEYED}, False),
         # LiteLLM renames or refuses parameters for these, or sends them to the Responses API
         ({"model": "openai/gpt-5", **KEYED}, False),
         ({"model": "openai/o3", "api_base": "http://x/v1", **KEYED}, False),
