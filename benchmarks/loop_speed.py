@@ -24,10 +24,12 @@ model, and the CPU per request at the provider's own endpoint.
    fresh process (benchmarks/run_speed.py measures; `--tls` there prints the whole table).
    Target: <= 0.6x the bare SDK route.
 
-``--against PATH`` times sections 1 and 2 also with the code of another checkout (for example
-/work/main: the same commands with PYTHONPATH=PATH), run by run alternated with this one so that
-both see the same machine load: a before/after in one go. The load average is printed with the
-figures: the machine may be shared.
+``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
+(for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
+by run alternated with this checkout so that both see the same machine load: a before/after in
+one go. Both trees are byte-compiled first, as an installed package is (an editable install, or
+PYTHONDONTWRITEBYTECODE, would otherwise compile every module again on each run). The load
+average is printed with the figures: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ def summary(values: list[float]) -> str:
     return f"{statistics.median(values):5.2f} s ({min(values):.2f}-{max(values):.2f})"
 
 
-def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path | None]) -> None:
+def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     before = load()
     times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
     with loopback_server() as url:
@@ -182,7 +184,7 @@ NO_MODEL = {
 }
 
 
-def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path | None]) -> None:
+def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     before = load()
     times: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.runs):
@@ -228,7 +230,7 @@ def section_tls(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--against", type=Path, help="another checkout, timed alternately")
+    parser.add_argument("--against", help="a git revision (e.g. main), timed alternately")
     parser.add_argument("--via", choices=("env", "flag"), default="env")
     parser.add_argument("--tls-requests", type=int, default=2000)
     parser.add_argument("--skip-loop", action="store_true")
@@ -236,9 +238,29 @@ def main() -> None:
     parser.add_argument("--skip-tls", action="store_true")
     args = parser.parse_args()
     exe = promptcanary()
-    sides: dict[str, Path | None] = {"this checkout": ROOT}
-    if args.against is not None:
-        sides[str(args.against)] = args.against.resolve()
+    with tempfile.TemporaryDirectory() as exported:
+        sides: dict[str, Path] = {"this checkout": ROOT}
+        if args.against is not None:
+            sides[args.against] = export(args.against, Path(exported))
+        for code in sides.values():
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", str(code / "promptcanary")], check=True
+            )
+        measure(args, exe, sides)
+
+
+def export(revision: str, folder: Path) -> Path:
+    """The ``promptcanary`` package as of ``revision``, written into ``folder``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "promptcanary"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def measure(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     if not args.skip_loop:
         section_loop(args, exe, sides)
     if not args.skip_no_model:
