@@ -194,7 +194,7 @@ async def acompletion(litellm: Any, kwargs: dict[str, Any]) -> Any:
     call = dict(kwargs)
     call.pop("timeout", None)
     call["model"] = "aiohttp_openai/" + model[len(_PREFIX) :]
-    call["headers"] = headers
+    call["headers"] = dict(headers)  # LiteLLM may add to it: the cached one stays as read
     call["client"] = await _session(litellm, limit)
     # Priced below, once per distinct usage, as openai/<model>. LiteLLM's own pricing of the
     # aiohttp_openai/ name finds no price and takes its slowest path; a nominal custom price (its
