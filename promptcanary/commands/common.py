@@ -38,14 +38,16 @@ def start_litellm_warm_up(replay: Path | None) -> bool:
     flag = os.environ.get("PROMPTCANARY_WARMUP", "0").strip().lower()
     if replay is not None or flag not in {"1", "true", "yes", "on"}:
         return False
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
     def warm() -> None:
-        # Nothing is printed: the real import, where it happens, reports any failure.
+        # Nothing is printed: the real import, where it happens, reports any failure. The same
+        # import as the provider's (no network, the garbage collector paused while it runs).
         import contextlib
 
+        from promptcanary.providers.litellm import import_litellm
+
         with contextlib.suppress(BaseException):
-            import litellm  # noqa: F401
+            import_litellm()
 
     threading.Thread(target=warm, name="litellm-warm-up", daemon=True).start()
     return True
