@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from promptcanary.core.models import (
-    SCHEMA_VERSION,
     CanaryRunResult,
     ProbeCategory,
     ProbeResult,
     ProviderConfig,
 )
 from promptcanary.errors import BaselineNotFoundError, CorruptBaselineError
+from promptcanary.storage.compact import FILE_VERSION
 from promptcanary.storage.file import FileBaselineStore, filename_for, slug
 
 
@@ -56,7 +56,7 @@ def test_save_then_load_round_trips(tmp_path: Path) -> None:
     assert name.startswith("my-suite__openai-gpt-4o__")
     assert name.endswith(f"_{snap.snapshot_id[:8]}.json")
     data = json.loads(files[0].read_text())
-    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["schema_version"] == FILE_VERSION  # the stored form (storage/compact.py)
     assert not list((tmp_path / "baselines").glob(".tmp-*")), "temporary file left behind"
 
 
@@ -73,10 +73,12 @@ def test_secrets_in_extra_params_are_never_written(tmp_path: Path) -> None:
 def test_hostile_names_cannot_leave_the_directory(tmp_path: Path, hostile: str) -> None:
     store = FileBaselineStore(tmp_path / "b")
     snap = store.save(make_run(suite=hostile or "s", model=hostile or "m"))
-    written = list((tmp_path / "b").iterdir())
-    assert len(written) == 1
-    assert written[0].resolve().parent == (tmp_path / "b").resolve()
-    assert len(written[0].name) < 200
+    written = sorted((tmp_path / "b").iterdir())
+    # The baseline, its summary and the folder's .gitattributes: all inside, short names.
+    assert len(written) == 3
+    for path in written:
+        assert path.resolve().parent == (tmp_path / "b").resolve()
+        assert len(path.name) < 200
     assert store.load_latest(snap.suite_name, snap.provider.model_id) == snap
 
 
@@ -157,7 +159,7 @@ def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
     snap = store.save(make_run())
     path = tmp_path / filename_for(snap)
     data = json.loads(path.read_text())
-    data["schema_version"] = SCHEMA_VERSION + 1
+    data["schema_version"] = FILE_VERSION + 1
     path.write_text(json.dumps(data))
     with pytest.raises(CorruptBaselineError, match="schema_version"):
         store.load_from_path(path)
