@@ -103,12 +103,6 @@ def pack_run(run: CanaryRunResult, *, snapshot: BaselineSnapshot | None = None) 
 
 
 def _pack_rows(responses: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
-    answers, details = _Table(), _Table()
-    for r in responses:
-        r["answer"] = answers.index(r.pop("content"))
-    for r in results:
-        r["detail"] = details.index(r.pop("details"))
-
     # Each response's probe results follow it, in probe order (the engine's order; an adaptive
     # run's and a merged run's too). Consecutive responses to one prompt with the same probes
     # make a block.
@@ -131,6 +125,13 @@ def _pack_rows(responses: list[dict[str, Any]], results: list[dict[str, Any]]) -
             blocks.append((place[0], [response], probe_ids, [own]))
     if at != len(results):
         raise _UnpackableError
+
+    # Only now that the run can be packed are its dicts changed (the full layout needs them whole).
+    answers, details = _Table(), _Table()
+    for r in responses:
+        r["answer"] = answers.index(r.pop("content"))
+    for r in results:
+        r["detail"] = details.index(r.pop("details"))
 
     response_fields = [f for f in responses[0] if f not in _RESPONSE_PLACE] if responses else []
     response_defaults = _common(responses, response_fields)
@@ -257,11 +258,14 @@ def parse_snapshot(raw: bytes) -> BaselineSnapshot:
     if not _COMPACT_HEAD.match(raw):
         # Fast path for the full layout: pydantic parses the bytes itself (about twice as fast
         # as json.loads + model_validate on a 50,000-result baseline).
-        snapshot = BaselineSnapshot.model_validate_json(raw)
-        if snapshot.schema_version != FILE_VERSION:
+        try:
+            snapshot = BaselineSnapshot.model_validate_json(raw)
+        except ValueError:
+            snapshot = None
+        if snapshot is not None and snapshot.schema_version != FILE_VERSION:
             return snapshot
-        # A stored-form file whose keys were reordered: read it as one (a full-layout reading
-        # would find no responses and wrongly load an empty run).
+        # A stored-form file whose keys were moved (schema_version not first) is read as one:
+        # a full-layout reading would fail, or find no responses and load an empty run.
     data = json.loads(raw)
     return snapshot_from_dict(data)
 

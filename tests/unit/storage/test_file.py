@@ -197,3 +197,57 @@ def test_saved_baselines_are_readable_by_other_tools(tmp_path: Path) -> None:
     store.save(CanaryRunResult(suite_name="s", provider=ProviderConfig(model_id="m")))
     (saved,) = tmp_path.glob("*.json")
     assert stat.S_IMODE(saved.stat().st_mode) & 0o044 == 0o044  # group and others can read
+
+
+def test_write_names_every_file_it_wrote_and_the_summary_follows_the_newest(
+    tmp_path: Path,
+) -> None:
+    from promptcanary.storage.file import GITATTRIBUTES, summary_name
+
+    store = FileBaselineStore(tmp_path / "b")
+    first = store.write(make_run(score=0.2), note="first")
+    summary = tmp_path / "b" / summary_name("my-suite", "openai/gpt-4o")
+    attributes = tmp_path / "b" / ".gitattributes"
+    assert first.files == (first.path, summary, attributes)
+    assert first.path.name == filename_for(first.snapshot)
+    assert attributes.read_text() == GITATTRIBUTES
+    assert "*.json linguist-generated" in GITATTRIBUTES.splitlines()
+    assert first.path.name in summary.read_text()
+    second = store.write(make_run(score=0.8), note="second")
+    assert second.files == (second.path, summary)  # .gitattributes exists: not rewritten
+    assert second.path.name in summary.read_text() and "first" not in summary.read_text()
+    assert store.load(second.snapshot.snapshot_id) == second.snapshot
+    # Deleting the newest: the summary describes the one left; deleting it too removes it.
+    assert store.delete(second.snapshot.snapshot_id)
+    assert first.path.name in summary.read_text()
+    assert store.delete(first.snapshot.snapshot_id)
+    assert not summary.exists()
+
+
+def test_a_gitattributes_of_the_user_is_never_touched(tmp_path: Path) -> None:
+    (tmp_path / ".gitattributes").write_text("*.md text\n")
+    saved = FileBaselineStore(tmp_path).write(make_run())
+    assert (tmp_path / ".gitattributes").read_text() == "*.md text\n"
+    assert len(saved.files) == 2
+
+
+def test_raw_provider_replies_are_not_stored(tmp_path: Path) -> None:
+    from promptcanary.core.models import LLMResponse
+
+    run = make_run().model_copy(
+        update={
+            "llm_responses": [
+                LLMResponse(
+                    prompt_id="a",
+                    provider_model_id="openai/gpt-4o",
+                    content="Paris.",
+                    raw_response={"choices": [{"message": {"content": "Paris."}}], "id": "x1"},
+                )
+            ]
+        }
+    )
+    saved = FileBaselineStore(tmp_path).write(run)
+    text = saved.path.read_text()
+    assert text.count("Paris.") == 1 and '"x1"' not in text
+    assert saved.snapshot.run_result.llm_responses[0].raw_response == {}
+    assert FileBaselineStore(tmp_path).load(saved.snapshot.snapshot_id) == saved.snapshot
