@@ -18,6 +18,7 @@ def report_command(
     output: Path | None,
     budget: int | None,
     open_browser: bool = False,
+    full_answers: bool = False,
 ) -> int:
     fmt = format.lower()
     if fmt == "md":
@@ -42,10 +43,14 @@ def report_command(
             from rich.console import Console
 
             buffer = io.StringIO()
-            reporter.print_terminal(Console(file=buffer, width=100, force_terminal=False))
+            console = Console(file=buffer, width=100, force_terminal=False)
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
             write_text(output, buffer.getvalue())
         else:
-            reporter.print_terminal(stdout_console())
+            console = stdout_console()
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
         return EXIT_OK
     if fmt == "markdown":
         text = reporter.to_markdown(budget=budget) if budget else reporter.to_markdown()
@@ -63,6 +68,17 @@ def report_command(
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
+
+
+def _print_answers(reporter: Any, console: Any, *, full: bool) -> None:
+    """A run's (or baseline's) answers after its report: what the scores were about."""
+    from promptcanary.core.reporter import RunReporter
+
+    if isinstance(reporter, RunReporter):
+        from promptcanary.core.render.answers import render_answers
+
+        console.print()
+        render_answers(reporter.run, console, full=full)
 
 
 def _reporter_for(path: Path, data: Any) -> Any:
