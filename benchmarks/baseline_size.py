@@ -141,9 +141,11 @@ def main() -> None:
             ("other prompts' answers the same", args.seed),
             ("other prompts sampled afresh", args.seed + 1),
         )
-        for label, seed in cases:
-            _, after, _ = record(folder, Answers(args.samples, seed, CHANGED), args.samples)
-            lines = diff_lines(first_summary, after.read_text(encoding="utf-8"), folder)
+        for i, (label, seed) in enumerate(cases):
+            case = folder / f"case-{i}"  # each case promotes a new baseline over the first
+            shutil.copytree(folder, case, ignore=shutil.ignore_patterns("case-*"))
+            _, after, _ = record(case, Answers(args.samples, seed, CHANGED), args.samples)
+            lines = diff_lines(first_summary, after.read_text(encoding="utf-8"), case)
             print(f"  {label:<32} {lines:4} lines of git diff")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

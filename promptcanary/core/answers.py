@@ -2,7 +2,8 @@
 
 One rule for every place that shows answers (a baseline's summary file, ``baselines show
 --answers``, ``report`` on a run): answers that differ only in whitespace are one answer; the
-wording shown is the first one seen; the most frequent come first, ties in the order first seen.
+wording shown is its most frequent spacing (ties: the shortest, then the first in text order); the most frequent come first, ties in the order of their
+text (not the order the answers arrived in, which concurrent requests shuffle).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class AnswerShare:
     """One answer (up to whitespace) and how many of the prompt's answers it was."""
 
     text: str
-    """The first wording seen."""
+    """The answer as written (its most frequent spacing)."""
     count: int
     """How many answers it was."""
     total: int
@@ -61,16 +62,20 @@ class PromptAnswers:
 
 
 def typical_answers(texts: Sequence[str]) -> tuple[AnswerShare, ...]:
-    """Every distinct answer of ``texts`` (whitespace aside) with its count, most frequent first."""
-    counts: dict[str, int] = {}
-    first: dict[str, str] = {}
+    """Every distinct answer of ``texts`` (whitespace aside) with its count, most frequent first
+    (equal counts in the order of their text)."""
+    spellings: dict[str, dict[str, int]] = {}
     for text in texts:
-        key = " ".join(text.split())
-        counts[key] = counts.get(key, 0) + 1
-        first.setdefault(key, text)
-    order = {key: i for i, key in enumerate(counts)}
-    ranked = sorted(counts, key=lambda k: (-counts[k], order[k]))
-    return tuple(AnswerShare(first[k], counts[k], len(texts)) for k in ranked)
+        forms = spellings.setdefault(" ".join(text.split()), {})
+        forms[text] = forms.get(text, 0) + 1
+    counts = {key: sum(forms.values()) for key, forms in spellings.items()}
+    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+    return tuple(
+        AnswerShare(
+            min(spellings[k], key=lambda t: (-spellings[k][t], len(t), t)), counts[k], len(texts)
+        )
+        for k in ranked
+    )
 
 
 def answers_of(responses: Iterable[LLMResponse]) -> dict[str, PromptAnswers]:

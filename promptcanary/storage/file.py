@@ -172,11 +172,12 @@ class FileBaselineStore:
             fields["snapshot_id"] = snapshot_id
         snapshot = BaselineSnapshot(**fields)
         snapshot = self._ensure_after_latest(snapshot)
+        previous = self._previous_summary(snapshot)
         path = self.directory / filename_for(snapshot)
         self.write_atomic(path, compact.dump_snapshot(snapshot))
         # What loads back: the stored form keeps no raw provider replies.
         snapshot = _without_raw_replies(snapshot)
-        summary = self._write_summary(snapshot, path)
+        summary = self._write_summary(snapshot, path, previous)
         files = [path, summary]
         attributes = self.directory / ".gitattributes"
         if not attributes.exists():
@@ -184,11 +185,31 @@ class FileBaselineStore:
             files.append(attributes)
         return SavedBaseline(snapshot, path, summary, tuple(files))
 
-    def _write_summary(self, snapshot: BaselineSnapshot, path: Path) -> Path:
-        from promptcanary.core.render.baseline_summary import render_summary
+    def _previous_summary(
+        self, snapshot: BaselineSnapshot
+    ) -> tuple[BaselineSnapshot, str, str] | None:
+        """(newest baseline of the pair so far, its file name, the summary's text), if any."""
+        summary = self.directory / summary_name(snapshot.suite_name, snapshot.provider.model_id)
+        if not summary.is_file():
+            return None
+        try:
+            earlier = self.load_latest(snapshot.suite_name, snapshot.provider.model_id)
+            text = summary.read_text(encoding="utf-8")
+        except (StorageError, OSError, UnicodeDecodeError):
+            return None  # a broken earlier file: the summary is written afresh
+        return earlier, filename_for(earlier), text
+
+    def _write_summary(
+        self,
+        snapshot: BaselineSnapshot,
+        path: Path,
+        previous: tuple[BaselineSnapshot, str, str] | None = None,
+    ) -> Path:
+        from promptcanary.storage.summary import summary_text
 
         summary = self.directory / summary_name(snapshot.suite_name, snapshot.provider.model_id)
-        self.write_atomic(summary, render_summary(snapshot, file_name=path.name))
+        text = summary_text(snapshot, file_name=path.name, previous=previous)
+        self.write_atomic(summary, text)
         return summary
 
     def _ensure_after_latest(self, snapshot: BaselineSnapshot) -> BaselineSnapshot:

@@ -15,7 +15,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
-from promptcanary.core.render.baseline_summary import render_summary
+from promptcanary.core.render.baseline_summary import render_summary, section_key, sections
 from tests.unit.core.render.samples import assert_golden
 
 ANSWERS = {
@@ -92,10 +92,13 @@ def test_model_text_stays_inside_a_code_span() -> None:
     assert "- 7 % ``Sure! Here is the JSON: `{name}` ¦ @team <b>x</b>``" in text.splitlines()
 
 
-def test_one_changed_prompt_changes_only_its_lines_and_the_header() -> None:
+def test_kept_sections_are_written_back_verbatim() -> None:
+    # What the store does for prompts that did not change: their sections stay as they were.
     before = render_summary(snapshot(), file_name="a.json")
     changed = {**ANSWERS, "capital": ["I cannot help with that."] * 30}
-    after = render_summary(snapshot(changed), file_name="b.json")
+    old = sections(before)
+    keep = {pid: old[section_key(pid)] for pid in ("json", "tool")}
+    after = render_summary(snapshot(changed), file_name="b.json", keep=keep)
     diff = [
         line
         for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
@@ -103,11 +106,13 @@ def test_one_changed_prompt_changes_only_its_lines_and_the_header() -> None:
     ]
     assert any("b.json" in line for line in diff)
     assert all("json" not in line.lower() or "b.json" in line or "a.json" in line for line in diff)
-    assert len(diff) <= 12, diff
+    assert len(diff) <= 14, diff
+    assert after.count("Figures of `a.json`") == 2 and after.count("Figures of `b.json`") == 1
 
 
 def test_typical_answers_count_whitespace_variants_as_one_most_frequent_first() -> None:
-    shares = typical_answers(["b", "a ", "a", " a\n", "c", "b"])
-    assert [(s.text, s.count) for s in shares] == [("a ", 3), ("b", 2), ("c", 1)]
-    assert shares[0].percent == "50 %" and shares[2].share == 1 / 6
+    shares = typical_answers(["b", "a ", "a", " a\n", "c", "b", "d"])
+    assert [(s.text, s.count) for s in shares] == [("a", 3), ("b", 2), ("c", 1), ("d", 1)]
+    assert shares[0].percent == "43 %" and shares[2].share == 1 / 7
+    assert typical_answers(["y", "x", "x ", "y "]) == typical_answers(["x ", "y ", "x", "y"])
     assert typical_answers(["x"] * 300 + ["y"])[1].percent == "<1 %"
