@@ -19,18 +19,25 @@ each, dozens of wordings per prompt). Printed:
   the same (a re-recorded deterministic model), and a fresh sample of the varying model (the
   other prompts' shares move with sampling noise too).
 
-    python benchmarks/baseline_size.py [--samples 30] [--seed 1]
+With ``--large``: the times of writing and reading a 1,000-prompt x 50-sample baseline (50,000
+responses and probe results, six wordings per prompt) in both layouts, and of ``FileBaselineStore``
+saving it (the first save, then a second one, which also compares it with the first to decide
+which summary sections stay) and listing the folder.
+
+    python benchmarks/baseline_size.py [--samples 30] [--seed 1] [--large]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +47,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from promptcanary import CanarySuite, FileBaselineStore, LiteLLMProvider  # noqa: E402
 from promptcanary.core.behaviour.simulate import sample_answers  # noqa: E402
-from promptcanary.core.models import BaselineSnapshot  # noqa: E402
+from promptcanary.core.models import (  # noqa: E402
+    BaselineSnapshot,
+    CanaryPrompt,
+    CanaryRunResult,
+    LLMResponse,
+    ProbeCategory,
+    ProbeResult,
+    ProviderConfig,
+)
 from promptcanary.pipeline import Overrides, measure  # noqa: E402
+from promptcanary.storage.compact import dump_snapshot, parse_snapshot  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text  # noqa: E402
 
 PROMPTS = {
@@ -118,10 +134,81 @@ def diff_lines(before: str, after: str, where: Path) -> int:
     return len(done.stdout.splitlines())
 
 
+def large_run(prompts: int = 1000, samples: int = 50) -> CanaryRunResult:
+    rng = random.Random(1)
+    responses, results = [], []
+    suite_prompts = [CanaryPrompt(id=f"p{i}", text=f"Question {i}?") for i in range(prompts)]
+    for p in suite_prompts:
+        for s in range(samples):
+            responses.append(
+                LLMResponse(
+                    prompt_id=p.id,
+                    provider_model_id="openai/gpt-4o-mini",
+                    content=f"Answer {rng.randint(0, 5)} to question {p.id}.",
+                    sample=s,
+                    latency_ms=round(rng.uniform(200, 900), 2),
+                    prompt_tokens=12,
+                    completion_tokens=8,
+                    total_tokens=20,
+                    cost_usd=6.6e-06,
+                    response_model="gpt-4o-mini-2024-07-18",
+                )
+            )
+            results.append(
+                ProbeResult(
+                    probe_id="json_validity",
+                    probe_name="JSON Validity",
+                    category=ProbeCategory.FORMAT,
+                    prompt_id=p.id,
+                    sample=s,
+                    passed=True,
+                    score=1.0,
+                    details="valid JSON object (whole response)",
+                )
+            )
+    return CanaryRunResult(
+        suite_name="big",
+        provider=ProviderConfig(model_id="openai/gpt-4o-mini"),
+        prompts=suite_prompts,
+        llm_responses=responses,
+        probe_results=results,
+        samples=samples,
+    )
+
+
+def timed(label: str, call: Any) -> Any:
+    start = time.perf_counter()
+    out = call()
+    print(f"  {label:<46} {time.perf_counter() - start:6.2f} s")
+    return out
+
+
+def large() -> None:
+    run = large_run()
+    snapshot = BaselineSnapshot(suite_name=run.suite_name, provider=run.provider, run_result=run)
+    print(f"1,000 prompts x 50 samples (load average {os.getloadavg()[0]:.1f}):")
+    v1 = timed(
+        "version 1 layout: write (model_dump_json)", lambda: snapshot.model_dump_json(indent=2)
+    )
+    timed("version 1 layout: read", lambda: BaselineSnapshot.model_validate_json(v1))
+    v2 = timed("stored form: write", lambda: dump_snapshot(snapshot))
+    timed("stored form: read", lambda: parse_snapshot(v2.encode("utf-8")))
+    print(f"  sizes: version 1 {len(v1) / 1e6:.1f} MB, stored form {len(v2) / 1e6:.2f} MB")
+    folder = Path(tempfile.mkdtemp(prefix="baseline-large-"))
+    try:
+        store = FileBaselineStore(folder)
+        timed("FileBaselineStore.write, first baseline", lambda: store.write(run))
+        timed("FileBaselineStore.write, second (+ compare)", lambda: store.write(run))
+        timed("FileBaselineStore.list_baselines (2 files)", store.list_baselines)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=30, help="samples per prompt (30)")
     parser.add_argument("--seed", type=int, default=1, help="the model's sampling seed (1)")
+    parser.add_argument("--large", action="store_true", help="also time a 1,000 x 50 baseline")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="baseline-size-"))
     try:
@@ -149,6 +236,8 @@ def main() -> None:
             print(f"  {label:<32} {lines:4} lines of git diff")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    if args.large:
+        large()
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 The text is :func:`promptcanary.core.render.baseline_summary.render_summary`'s. What this module
 decides is which prompts keep their section of the previous summary: those whose answers and
-probe results did not change significantly between the previous newest baseline and the new one,
-by the comparison engine's own tests with their documented defaults (:func:`compare`: no
-regression, no improvement, nothing inconclusive, no behaviour change, no suite change). Sampling
+probe results are the same as in the previous newest baseline, and those that did not change
+significantly by the comparison engine's own tests with their documented defaults (:func:`compare`
+on the prompts that moved at all: no regression, no improvement, nothing inconclusive, no
+behaviour change, same prompt, same probes). Sampling
 noise then leaves the file alone, and a promotion's diff shows the prompts that changed.
 
 The previous summary is used only when it is the one written for the previous newest baseline
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from promptcanary.core.models import BaselineSnapshot
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
 
 __all__ = ["summary_text"]
 
@@ -55,23 +56,60 @@ def _kept_sections(
 
 def _unchanged_prompts(earlier: BaselineSnapshot, snapshot: BaselineSnapshot) -> set[str]:
     """Prompts of ``snapshot`` with no significant change since ``earlier`` (same text, same
-    probes, no regression, improvement, inconclusive pair or behaviour change)."""
+    probes, no regression, improvement, inconclusive pair or behaviour change).
+
+    Prompts whose answers and probe results are the same as before (a deterministic model)
+    are unchanged without a test; only the others are compared, so a save costs a comparison of
+    the prompts that moved at all.
+    """
     from promptcanary.core.comparator import compare
 
-    if earlier.suite_name != snapshot.suite_name:
-        return set()
-    report = compare(earlier, snapshot.run_result)
-    if any(c.what == "probe" for c in report.suite_changes):
+    if earlier.suite_name != snapshot.suite_name or _probes(earlier) != _probes(snapshot):
         return set()  # every section lists the probes: all of them change
+    before = {p.id: p for p in earlier.run_result.prompts}
+    common = {p.id for p in snapshot.run_result.prompts if p.id in before and before[p.id] == p}
+    old, new = _fingerprints(earlier.run_result), _fingerprints(snapshot.run_result)
+    same = {pid for pid in common if old.get(pid) == new.get(pid)}
+    moved = common - same
+    if not moved:
+        return same
+    report = compare(_only(earlier, moved), _only(snapshot, moved).run_result)
+    if report.suite_changes:
+        return same
     changed = {c.prompt_id for c in report.comparisons if c.regression or c.improvement}
     changed |= {c.prompt_id for c in report.comparisons if c.inconclusive}
     changed |= {b.prompt_id for b in report.behaviour_changes}
-    changed |= {c.prompt_id for c in report.suite_changes if c.prompt_id}
-    changed |= {c.previous_prompt_id for c in report.suite_changes if c.previous_prompt_id}
-    before = {p.id: p for p in earlier.run_result.prompts}
-    same = {
-        p.id
-        for p in snapshot.run_result.prompts
-        if before.get(p.id) is not None and before[p.id] == p
+    return same | (moved - changed)
+
+
+def _probes(snapshot: BaselineSnapshot) -> list[object]:
+    return [p.model_dump() for p in snapshot.run_result.probes]
+
+
+def _fingerprints(run: CanaryRunResult) -> dict[str, tuple[list[object], list[object]]]:
+    """Per prompt: its answers and probe outcomes, in an order that ignores sample numbers."""
+    answers: dict[str, list[object]] = {}
+    outcomes: dict[str, list[object]] = {}
+    for r in run.llm_responses:
+        answers.setdefault(r.prompt_id, []).append((r.error is None, r.content, str(r.tool_calls)))
+    for res in run.probe_results:
+        outcomes.setdefault(res.prompt_id, []).append(
+            (res.probe_id, res.passed, res.score, res.errored, res.details)
+        )
+    return {
+        pid: (sorted(answers.get(pid, []), key=repr), sorted(outcomes.get(pid, []), key=repr))
+        for pid in set(answers) | set(outcomes)
     }
-    return same - changed
+
+
+def _only(snapshot: BaselineSnapshot, prompts: set[str]) -> BaselineSnapshot:
+    """``snapshot`` with its run cut to ``prompts``."""
+    run = snapshot.run_result
+    cut = run.model_copy(
+        update={
+            "prompts": [p for p in run.prompts if p.id in prompts],
+            "llm_responses": [r for r in run.llm_responses if r.prompt_id in prompts],
+            "probe_results": [r for r in run.probe_results if r.prompt_id in prompts],
+        }
+    )
+    return snapshot.model_copy(update={"run_result": cut})
