@@ -89,3 +89,19 @@ def test_a_summary_edited_by_hand_is_written_afresh(tmp_path: Path) -> None:
     text = second.summary.read_text()
     assert "my notes" not in text and first.path.name not in text
     assert text.count(f"Figures of `{second.path.name}`") == len(PROMPTS)
+
+
+def test_the_same_answers_in_another_order_keep_every_section(tmp_path: Path) -> None:
+    store = FileBaselineStore(tmp_path)
+    first = store.write(run(seed=1))
+    again = run(seed=1)
+    shuffled = again.model_copy(
+        update={
+            "llm_responses": list(reversed(again.llm_responses)),
+            "probe_results": list(reversed(again.probe_results)),
+        }
+    )
+    second = store.write(shuffled)
+    text = second.summary.read_text()
+    assert text.count(f"Figures of `{first.path.name}`") == len(PROMPTS)
+    assert f"- Newest baseline: `{second.path.name}`" in text
