@@ -209,9 +209,9 @@ def _same_each(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> dict[st
 
 
 def _samples(samples: list[int]) -> str | list[int]:
-    """``"0-29"`` for consecutive sample numbers, else the list."""
+    """``"0-29"`` for consecutive sample numbers from 0 up, else the list."""
     first = samples[0]
-    if samples == list(range(first, first + len(samples))):
+    if first >= 0 and samples == list(range(first, first + len(samples))):
         return f"{first}-{samples[-1]}"
     return samples
 

@@ -231,7 +231,7 @@ def runs(draw: Any) -> CanaryRunResult:
             responses.append(
                 response(
                     prompt,
-                    sample + 10 * i * draw(st.integers(0, 1)),
+                    sample + 10 * i * draw(st.integers(-1, 1)),
                     "" if errored else draw(_texts),
                     latency_ms=draw(_floats),
                     cost_usd=draw(_floats),
