@@ -9,6 +9,8 @@ from promptcanary.commands.common import load_run, read_json, stdout_console, wr
 from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_message
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from promptcanary.core.reporter import DriftReporter, RunReporter
 
 
@@ -19,6 +21,7 @@ def report_command(
     output: Path | None,
     budget: int | None,
     open_browser: bool = False,
+    full_answers: bool = False,
 ) -> int:
     from promptcanary.core.models import ReportFormat
     from promptcanary.core.reporter import MARKDOWN_BUDGET, report_format
@@ -38,8 +41,22 @@ def report_command(
         check_writable_file(output, flag="--output")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
-    if fmt.name is ReportFormat.TERMINAL and output is None:
-        reporter.print_terminal(stdout_console())  # in colour on a terminal
+    if fmt.name is ReportFormat.TERMINAL:
+        # A run's (or baseline's) report ends with its answers: what the scores were about.
+        if output is None:
+            console = stdout_console()  # in colour on a terminal
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
+        else:
+            import io
+
+            from rich.console import Console
+
+            buffer = io.StringIO()
+            console = Console(file=buffer, width=100, force_terminal=False)
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
+            write_text(output, buffer.getvalue())
         return EXIT_OK
     text = reporter.render(fmt, budget=budget or MARKDOWN_BUDGET)
     if output is not None:
@@ -52,6 +69,17 @@ def report_command(
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
+
+
+def _print_answers(reporter: DriftReporter | RunReporter, console: Console, *, full: bool) -> None:
+    """A run's (or baseline's) answers after its report (a drift report has none of its own)."""
+    from promptcanary.core.reporter import RunReporter
+
+    if isinstance(reporter, RunReporter):
+        from promptcanary.core.render.answers import render_answers
+
+        console.print()
+        render_answers(reporter.run, console, full=full)
 
 
 def _reporter_for(path: Path, data: Any) -> DriftReporter | RunReporter:

@@ -18,6 +18,7 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.answers import AnswerScript, paraphrases
 from tests.fakes.cli import run_cli
 from tests.fakes.llm_server import FakeLLMServer
@@ -244,8 +245,8 @@ def test_behaviour_ignore_opts_a_prompt_out(project: Path) -> None:
     _, drift = baseline_then_check(project, script(), shift)
     flagged = {c["prompt_id"] for c in drift["behaviour_changes"]}
     assert flagged == _ids(project, SHIFTED[1:])
-    run = json.loads(next((project / "baselines").glob("*.json")).read_text(encoding="utf-8"))
-    stored = {p["text"]: p["behaviour"] for p in run["run_result"]["prompts"]}
+    (stored_baseline,) = FileBaselineStore(project / "baselines").load_all()
+    stored = {p.text: p.behaviour for p in stored_baseline.run_result.prompts}
     assert stored[SHIFTED[0]] == "ignore" and stored[SHIFTED[1]] == "compare"
 
 

@@ -1,4 +1,5 @@
-"""The README's two commands stay the ones that work: CI runs the test command exactly as written."""
+"""The README's two commands stay the ones that work: CI runs the test command exactly as written,
+and the try-it is the GPT-4 example's compare (tests/integration/test_example_gpt4_drift.py runs it)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,6 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert "install-test-deps.sh" in command and command.endswith("python -m pytest")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert command in ci.splitlines()
-
-
-def test_the_quickstart_command_uses_the_published_distribution_name_or_the_checkout() -> None:
-    command = _readme_block("## Try it in 30 seconds")
-    assert command.startswith("pip install -e . && promptcanary compare")
-    assert (ROOT / "examples" / "quickstart" / "current-run.json").is_file()
 
 
 def _golden_command(path: Path) -> str:
@@ -56,3 +51,23 @@ def test_the_golden_regeneration_command_names_every_golden_test() -> None:
     for path in tests:
         text = path.read_text(encoding="utf-8")
         assert '"golden"' not in text and "'golden'" not in text, path
+def test_the_try_it_installs_the_checkout_and_compares_the_gpt4_example() -> None:
+    command = _readme_block("## Try it: GPT-4's real drift")
+    install, _, compare = command.partition(" && ")
+    assert install == "pip install --no-compile -e ."
+    assert compare.split() == [
+        "promptcanary",
+        "compare",
+        "-c",
+        "examples/gpt4-drift/canary.yaml",
+        "--current",
+        "examples/gpt4-drift/current-run.json",
+    ]
+    assert (ROOT / "examples" / "gpt4-drift" / "current-run.json").is_file()
+    assert list((ROOT / "examples" / "gpt4-drift" / "baselines").glob("gpt4-2023__*.json"))
+
+
+def test_the_readme_says_each_query_has_one_recorded_answer_replayed() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Try it") : text.index("## Run the tests")]
+    assert "**one recorded answer**" in section and "replayed" in section
