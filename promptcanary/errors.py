@@ -15,6 +15,7 @@
     ├── StorageError                  baselines could not be read or written                 (exit 2)
     │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
     │   └── CorruptBaselineError      a baseline file is not valid                           (exit 2)
+    │       └── StoredFormError       a stored-form baseline's blocks do not add up (also ValueError)
     ├── GitHubError                   the GitHub API refused or failed                       (exit 1)
     │   ├── BranchMovedError          a promotion's branch moved after it was measured       (exit 5)
     │   ├── BranchNotFoundError       a promotion's branch or commit is gone                 (exit 5)
@@ -255,6 +256,11 @@ class BaselineNotFoundError(StorageError, FileNotFoundError):
 
 class CorruptBaselineError(StorageError):
     """A baseline file exists but is not a valid PromptCanary snapshot."""
+
+
+class StoredFormError(CorruptBaselineError, ValueError):
+    """A stored-form baseline whose blocks do not add up (a hand-edited or damaged file); the
+    message names the block and field, and the store adds the file's path."""
 
 
 class GitHubError(PromptCanaryError):

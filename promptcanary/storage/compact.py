@@ -33,6 +33,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from promptcanary.errors import StoredFormError
+
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
 
@@ -57,14 +59,6 @@ _ROW_LISTS = ("prompts", "probes", "answers", "details", "blocks")
 _RESPONSE_PLACE = ("prompt_id", "sample")
 _RESULT_PLACE = ("probe_id", "prompt_id", "sample")
 _COMPACT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*2\s*[,}]')
-
-
-class StoredFormError(ValueError):
-    """A stored-form baseline whose blocks do not add up (a hand-edited or damaged file)."""
-
-
-class _UnpackableError(Exception):
-    """The run's probe results do not follow its responses: keep the full layout."""
 
 
 # ── Writing ──────────────────────────────────────────────────────────────────────────────────
@@ -94,15 +88,18 @@ def pack_run(run: CanaryRunResult, *, snapshot: BaselineSnapshot | None = None) 
     data["probes"] = [p.model_dump(mode="json", exclude_defaults=True) for p in run.probes]
     responses = [r.model_dump(mode="json", exclude={"raw_response"}) for r in run.llm_responses]
     results = [r.model_dump(mode="json") for r in run.probe_results]
-    try:
-        data.update(_pack_rows(responses, results))
-    except _UnpackableError:
+    rows = _pack_rows(responses, results)
+    if rows is None:  # the probe results do not follow their responses: the full layout
         data["llm_responses"] = responses
         data["probe_results"] = results
+    else:
+        data.update(rows)
     return data
 
 
-def _pack_rows(responses: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
+def _pack_rows(
+    responses: list[dict[str, Any]], results: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     # Each response's probe results follow it, in probe order (the engine's order; an adaptive
     # run's and a merged run's too). Consecutive responses to one prompt with the same probes
     # make a block.
@@ -116,7 +113,7 @@ def _pack_rows(responses: list[dict[str, Any]], results: list[dict[str, Any]]) -
             at += 1
         probe_ids = [r["probe_id"] for r in own]
         if len(set(probe_ids)) != len(probe_ids):
-            raise _UnpackableError
+            return None
         last = blocks[-1] if blocks else None
         if last is not None and last[0] == place[0] and last[2] == probe_ids:
             last[1].append(response)
@@ -124,7 +121,7 @@ def _pack_rows(responses: list[dict[str, Any]], results: list[dict[str, Any]]) -
         else:
             blocks.append((place[0], [response], probe_ids, [own]))
     if at != len(results):
-        raise _UnpackableError
+        return None
 
     # Only now that the run can be packed are its dicts changed (the full layout needs them whole).
     answers, details = _Table(), _Table()
