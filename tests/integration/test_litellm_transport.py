@@ -121,12 +121,21 @@ def call(base_url: str | None, route: str, monkeypatch: pytest.MonkeyPatch, **ex
     SDK) at ``base_url``, or, with None, at the endpoint LiteLLM resolves (the provider's own)."""
     monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", route)
     where = {"api_base": base_url} if base_url is not None else {}
-    provider = LiteLLMProvider(MODEL, api_key="sk-test", timeout=0.5, **where, **extra)
+    # Generous by default: a loaded CI machine's first call (LiteLLM loading its tokenizer) must
+    # not turn into a timeout on one route only; the "timeout" case passes its own short one.
+    extra.setdefault("timeout", 10.0)
+    provider = LiteLLMProvider(MODEL, api_key="sk-test", **where, **extra)
     prompt = CanaryPrompt(id="p1", text="say hello")
     try:
         return outcome(asyncio.run(provider.acomplete(prompt)))
     except BaseException as exc:  # the error is the outcome compared
         return outcome(exc)
+
+
+def timeout_for(case: str) -> float:
+    """The provider's timeout: short where the case is a server slower than it."""
+    reply = CASES[case]
+    return 0.5 if isinstance(reply, Reply) and reply.delay_s > 0.5 else 10.0
 
 
 def route_of(headers: dict[str, str]) -> str:
@@ -185,8 +194,8 @@ def test_fast_route_gives_what_openai_gives(
     reply = CASES[case]
     server, base = endpoint(FakeLLMServer(reply=lambda body: reply))
     try:
-        slow = call(base, "openai", monkeypatch)
-        fast = call(base, "", monkeypatch)
+        slow = call(base, "openai", monkeypatch, timeout=timeout_for(case))
+        fast = call(base, "", monkeypatch, timeout=timeout_for(case))
     finally:
         server.stop()
     routes = [route_of(h) for h in server.headers]
@@ -202,7 +211,7 @@ def test_the_compared_outcomes_are_the_interesting_ones(monkeypatch: pytest.Monk
     cases = ("text", "tool calls", "401", "429 Retry-After", "timeout", "an HTML page")
     for case in (*cases, "usage with cached and reasoning tokens"):
         with FakeLLMServer(reply=lambda body, reply=CASES[case]: reply) as server:
-            results[case] = call(server.base_url, "", monkeypatch)
+            results[case] = call(server.base_url, "", monkeypatch, timeout=timeout_for(case))
     assert results["text"]["content"] == "hello there"
     assert results["text"]["total_tokens"] == 12 and results["text"]["cost_usd"] > 0
     assert results["tool calls"]["tool_calls"][0]["function"]["name"] == "f"
