@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
-from promptcanary.core.behaviour.simulate import sample_answers
+from tests.fakes.simulate import sample_answers
 
 PARIS = [
     "The capital of France is Paris.",
