@@ -176,6 +176,9 @@ class SuiteTest:
     prompt_ids: list[str]
     tests: list[AnswerTest | None]
     decision: SuiteDecision
+    strata: list[tuple[str, Prepared, int]]
+    """The pooled test's strata: (prompt id, grouped answers, seed); reusable, with their
+    splits' statistics kept, to pool a subset of the prompts again."""
 
 
 def suite_test(
@@ -195,13 +198,13 @@ def suite_test(
     from promptcanary.core.behaviour.mmd import test_prepared
 
     tests: list[AnswerTest | None] = []
-    strata: list[tuple[Prepared, int]] = []
+    strata: list[tuple[str, Prepared, int]] = []
     spaces = AnswerSpace.many([[*p.baseline, *p.pooled, *(p.tested or ())] for p in prompts])
     for item, space in zip(prompts, spaces):
         seed = prompt_seed(item.prompt_id)
         prepared = space.prepare(item.baseline, item.pooled, tau=tau)
         if prepared is not None:
-            strata.append((prepared, seed))
+            strata.append((item.prompt_id, prepared, seed))
         if item.tested is None:
             tests.append(None)
         elif list(item.tested) == list(item.pooled):
@@ -222,6 +225,10 @@ def suite_test(
                     space=space,
                 )
             )
-    pooled = pooled_test(strata, permutations=pooled_permutations) if strata else None
+    pooled = (
+        pooled_test([(p, s) for _, p, s in strata], permutations=pooled_permutations)
+        if strata
+        else None
+    )
     decision = decide(tests, pooled, alpha=alpha, min_effect=min_effect)
-    return SuiteTest([p.prompt_id for p in prompts], tests, decision)
+    return SuiteTest([p.prompt_id for p in prompts], tests, decision, strata)

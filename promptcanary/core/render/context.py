@@ -293,6 +293,11 @@ def _adaptive_note(report: DriftReport) -> str | None:
         f"samples; {fmt.plural(len(confirmed), 'pair')} looked different and went to "
         f"confirmation, costing {report.confirmation_requests:,} extra requests."
     )
+    if report.behaviour_requests:
+        text += (
+            " The answer test drew fresh answers for the prompts whose screening answers looked "
+            f"moved, costing {report.behaviour_requests:,} more."
+        )
     if report.thin_baseline is not None:
         now, rich = report.thin_baseline
         text += (

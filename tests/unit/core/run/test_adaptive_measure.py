@@ -102,24 +102,73 @@ def test_a_refused_key_during_screening_confirms_nothing() -> None:
 
 
 class Paraphrasing(Model):
-    """Valid JSON in one of two wordings, alternating: answers vary, probes always pass."""
+    """Valid JSON in one of a few wordings: answers vary, probes always pass. Prompts listed in
+    ``chatty`` answer with a chatty message (still valid JSON: probes pass)."""
+
+    WORDINGS = ('{"ok": true}', '{"ok": true, "note": "fine"}', '{"status": "ok", "ok": true}')
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chatty: set[str] = set()
 
     def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
         response = super().complete(prompt, system_prompt=system_prompt)
         with self.lock:
-            wording = '{"ok": true}' if self.calls % 2 else '{ "ok": true }'
+            wording = self.WORDINGS[self.calls % len(self.WORDINGS)]
+        if prompt.text in self.chatty:
+            wording = (
+                '{"ok": true, "message": "Sure! Great question, happy to help with that. '
+                'Let me know if you need anything else, I am always here for you!"}'
+            )
         return response.model_copy(update={"content": wording})
 
 
-def test_varied_answers_are_topped_up_to_twelve_for_the_answer_test() -> None:
+def test_answers_like_the_baseline_s_cost_only_the_screening() -> None:
     model = Paraphrasing()
     snap = baseline(model)
     model.calls = 0
-    run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
-    assert model.calls == 3 * 12  # no probe moved: 3 screening + 9 top-up per prompt, no more
-    assert run.adaptive is not None and run.adaptive.confirmed == []
-    assert run.adaptive.behaviour_confirmed == [p.id for p in SUITE.prompts]
-    for p in SUITE.prompts:
-        assert sorted(r.sample for r in run.llm_responses if r.prompt_id == p.id) == list(range(12))
+    events: list[tuple[str, dict[str, object]]] = []
+    run = measure_adaptive(
+        SUITE, model, snap, AdaptivePolicy(), OPTIONS, progress=lambda e, d: events.append((e, d))
+    )
+    assert model.calls == 9  # nothing looked moved: the answer test needs no fresh answer
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == []
+    assert run.adaptive.behaviour_requests == 0
+    assert [d["purpose"] for e, d in events if e == "start"] == ["screening: every prompt"]
     report = compare(snap, run)
-    assert report.behaviour_tested == 3 and report.behaviour_changes == []
+    assert report.behaviour_tested == 0 and report.behaviour_changes == []
+    assert report.behaviour_suite is not None and report.behaviour_suite.family == 3
+
+
+def test_a_prompt_whose_answers_moved_is_topped_up_to_twelve() -> None:
+    model = Paraphrasing()
+    snap = baseline(model)
+    model.calls, model.chatty = 0, {"a"}
+    events: list[tuple[str, dict[str, object]]] = []
+    run = measure_adaptive(
+        SUITE, model, snap, AdaptivePolicy(), OPTIONS, progress=lambda e, d: events.append((e, d))
+    )
+    a = SUITE.prompts[0].id
+    assert model.calls == 9 + 9  # 3 screening each, 9 fresh for the moved prompt only
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == [a]
+    assert (run.adaptive.confirmation_requests, run.adaptive.behaviour_requests) == (0, 9)
+    assert sorted(r.sample for r in run.llm_responses if r.prompt_id == a) == list(range(12))
+    assert [d["purpose"] for e, d in events if e == "start"] == [
+        "screening: every prompt",
+        "answer test: prompts whose answers look moved",
+    ]
+    report = compare(snap, run)
+    assert [c.prompt_id for c in report.behaviour_changes] == [a]
+    assert report.behaviour_requests == 9
+
+
+def test_a_probe_confirmed_prompt_is_answer_tested_on_its_first_fresh_answers() -> None:
+    model = Model()
+    snap = baseline(model)
+    model.broken, model.calls = {"a"}, 0
+    run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(cap=20), OPTIONS)
+    a = SUITE.prompts[0].id
+    assert model.calls == 9 + 20  # the probes' confirmation; the answer test adds nothing
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == [a]
+    report = compare(snap, run)
+    assert [(c.prompt_id, c.current_samples) for c in report.behaviour_changes] == [(a, 12)]
