@@ -62,7 +62,12 @@ def plan_command(
         # One piece of advice: samples: auto first (the default), the fixed count as the
         # alternative for suites that set an integer.
         adaptive = planning.plan_adaptive(
-            effect, baseline_rate=baseline_rate, alpha=alpha, power=power, suite=suite
+            effect,
+            baseline_rate=baseline_rate,
+            alpha=alpha,
+            power=power,
+            suite=suite,
+            baseline=snapshot,
         )
         text = (
             "\n".join(adaptive.lines())

@@ -262,3 +262,23 @@ def test_an_adaptive_run_tests_its_topped_up_prompts_on_their_first_twelve_answe
     suite = report.behaviour_suite
     assert suite is not None and suite.family == len(P) and suite.prompts_tested == 1
     assert suite.answers == 3 * len(P)  # the pooled test uses the screening answers
+
+
+def test_the_plan_counts_the_answer_test_s_top_up_from_the_baseline() -> None:
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
+    from promptcanary.core.verdict.behaviour_plan import DEFAULT_TOPUP_RATE, topup_rate
+    from promptcanary.core.verdict.planning import expected_check_requests
+
+    fixed = _run(P, {p.id: ["The answer is x."] * 30 for p in P})
+    assert topup_rate(fixed) == 0.0  # one answer: never topped up
+    assert topup_rate(None) == DEFAULT_TOPUP_RATE
+    varied = baseline().run_result
+    assert 0.0 <= topup_rate(varied) <= 1.0
+    policy = AdaptivePolicy()
+    quiet = expected_check_requests(policy, baseline=fixed)
+    # Every probe passed 30 of 30 and every answer is one text: the screening only.
+    assert quiet.screening == 3 and quiet.answer_test == 0.0
+    assert quiet.confirmation < 0.01
+    assert expected_check_requests(policy).answer_test == DEFAULT_TOPUP_RATE * 9 * (
+        1 - 0
+    ) or expected_check_requests(policy).answer_test <= DEFAULT_TOPUP_RATE * 9
