@@ -128,6 +128,19 @@ def sessions_model(
     return Model(base, check)
 
 
+def phrasings_model(weights: Sequence[float] = (0.4, 0.4, 0.2)) -> Model:
+    """A few whole-answer phrasings per prompt drawn with ``weights`` (the issue's new user: a
+    model that answers each prompt in 2–3 ways, 40/40/20), with the e2e benchmark's wordings."""
+    from tests.fakes.answers import paraphrases
+
+    def answers(pid: str, n: int, seed: int) -> list[str]:
+        options = paraphrases(f"answer to {pid}", pid.replace("-", " ").title())[: len(weights)]
+        rng = random.Random(f"{pid}/{seed}")
+        return rng.choices(options, weights=weights, k=n)
+
+    return Model(answers, answers)
+
+
 @dataclass
 class Outcome:
     """What the check runs of one scenario found."""
@@ -210,7 +223,13 @@ def section_unchanged(runs: int, schemes: Sequence[str]) -> None:
     print("\n## Unchanged models: false alarms (a prompt named or the pooled test rejecting)\n")
     print("| model | scheme | any flag | pooled test | a prompt named | requests per prompt |")
     print("|---|---|---:|---:|---:|---:|")
-    for label, model in (("paraphrase", paraphrase_model()), ("sessions", sessions_model())):
+    models = (
+        ("paraphrase", paraphrase_model()),
+        ("sessions", sessions_model()),
+        ("3 phrasings 40/40/20", phrasings_model()),
+        ("6 phrasings, equal", phrasings_model((1,) * 6)),
+    )
+    for label, model in models:
         for name in schemes:
             out = scenario(runs, model, name)
             print(
@@ -257,7 +276,13 @@ def section_per_baseline(baselines: int, checks: int, scheme: str) -> None:
         "worst |"
     )
     print("|---|---:|---:|---:|---:|")
-    for label, model in (("paraphrase", paraphrase_model()), ("sessions", sessions_model())):
+    models = (
+        ("paraphrase", paraphrase_model()),
+        ("sessions", sessions_model()),
+        ("3 phrasings 40/40/20", phrasings_model()),
+        ("6 phrasings, equal", phrasings_model((1,) * 6)),
+    )
+    for label, model in models:
         rates = []
         for b in range(baselines):
             hits = 0

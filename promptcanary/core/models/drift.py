@@ -362,7 +362,19 @@ class DriftReport(BaseModel):
 
     @property
     def model_changed(self) -> str | None:
-        """A sentence when the provider's reported model name or fingerprint changed, else None."""
+        """A sentence when the provider serves another model under the same name, else None.
+
+        With an attribution: only a served model name that the baseline's samples rule out by
+        chance (a new system fingerprint alone is the backend configuration, a note). Reports
+        written before attributions existed: the reported names or fingerprints differ."""
+        if self.attribution is not None:
+            a = self.attribution
+            if not a.identity_changed:
+                return None
+            before, after = a.served_models
+            return (
+                f"The provider changed the model: model {', '.join(before)} → {', '.join(after)}."
+            )
         if self.baseline_usage is None or self.current_usage is None:
             return None
         parts = []
