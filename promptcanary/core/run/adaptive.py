@@ -97,7 +97,7 @@ def measure_adaptive(
         sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
         part = _stamped(
             run_suite(
-                _subset(suite, prompt_ids),
+                subset_of(suite, prompt_ids),
                 provider,
                 sub_options,
                 progress=labelled(progress, purpose[0]),
@@ -188,7 +188,7 @@ def labelled(progress: ProgressCallback | None, purpose: str) -> ProgressCallbac
     return callback
 
 
-def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
+def subset_of(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
     from promptcanary.core.suite import CanarySuite
 
     wanted = set(prompt_ids)

@@ -23,6 +23,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from promptcanary.core.models import (
@@ -39,9 +40,11 @@ from promptcanary.core.models import (
 from promptcanary.core.text import clip
 
 __all__ = [
+    "Retest",
     "answers_by_prompt",
     "attribute",
     "behaviour_changes",
+    "retest_flagged",
     "testable_prompts",
     "topup_prompts",
 ]
@@ -503,3 +506,104 @@ def topup_prompts(
         if prompt_id in drawn or needs_topup(b, s, seed=prompt_seed(prompt_id)):
             out.append(prompt_id)
     return out
+
+
+# ── Confirming a finding on fresh answers (the scheduled watch) ──────────────────────────────
+
+
+@dataclass(frozen=True)
+class Retest:
+    """A behaviour finding tested again on fresh answers (:func:`retest_flagged`)."""
+
+    confirmed: list[str]
+    """Flagged prompts whose fresh answers differ from the baseline's again."""
+    not_confirmed: list[str]
+    """Flagged prompts whose fresh answers look like the baseline's: the first flag was noise."""
+    baseline_suspects: list[str]
+    """Confirmed prompts whose answers only shifted among ones the baseline holds, with nothing
+    else moving: the baseline may not represent them."""
+    suite_confirmed: bool | None
+    """The suite-level finding, tested again on the fresh answers (None: it was not a finding)."""
+
+    @property
+    def accuses(self) -> bool:
+        """Whether the finding stands as a model change after the re-test."""
+        return bool(set(self.confirmed) - set(self.baseline_suspects)) or bool(self.suite_confirmed)
+
+    @property
+    def sentence(self) -> str:
+        """The outcome in words, for an issue or a log."""
+        parts = []
+        if self.confirmed:
+            parts.append(f"confirmed on fresh answers: {', '.join(self.confirmed)}")
+        if self.not_confirmed:
+            parts.append(
+                f"not confirmed (the first flag was noise): {', '.join(self.not_confirmed)}"
+            )
+        if self.suite_confirmed is not None:
+            parts.append(
+                "the suite-level change was "
+                + ("confirmed" if self.suite_confirmed else "not confirmed")
+            )
+        if self.baseline_suspects:
+            parts.append(
+                f"the baseline may not represent {', '.join(self.baseline_suspects)}: their "
+                "answers shifted twice among ones it already holds and nothing else moved — "
+                "record a new baseline with more samples (baseline_samples in canary.yaml)"
+            )
+        return "; ".join(parts) + "." if parts else "Nothing to re-test."
+
+
+def retest_flagged(
+    baseline: CanaryRunResult,
+    fresh: CanaryRunResult,
+    report_changes: Sequence[BehaviourChange],
+    *,
+    suite_finding: bool,
+    alpha: float,
+    other_findings: bool = False,
+) -> Retest:
+    """Test a check's behaviour finding again on ``fresh`` answers (drawn after the check).
+
+    The flagged prompts' fresh answers are tested against the whole baseline, Holm-corrected over
+    the flagged prompts; the suite-level finding is tested again by the pooled test over every
+    prompt's fresh answers. Fresh answers say nothing about how the first check selected, so each
+    re-test is exact; requiring both flags bounds the false alarm by the smaller of the two
+    levels. A prompt confirmed twice whose answers only shifted among ones the baseline already
+    holds, with nothing else moving (``other_findings``: probe regressions, served-model
+    evidence), is a baseline suspect rather than a model change: an unlucky baseline flags the
+    same prompt check after check.
+    """
+    from promptcanary.core.behaviour import MIN_EFFECT, PromptAnswers, holm, suite_test
+
+    base = answers_by_prompt(baseline.llm_responses)
+    now = answers_by_prompt(fresh.llm_responses)
+    flagged = [c for c in report_changes if len(now.get(c.prompt_id, [])) >= 2]
+    items = [
+        PromptAnswers(p, base.get(p, []), now.get(p, []), now.get(p, []))
+        for p in sorted(set(base) & set(now))
+        if len(base.get(p, [])) >= 2
+    ]
+    if not items:
+        return Retest(
+            [], [c.prompt_id for c in report_changes], [], False if suite_finding else None
+        )
+    result = suite_test(items, alpha=alpha)
+    tests = dict(zip(result.prompt_ids, result.tests))
+    own = [tests.get(c.prompt_id) for c in flagged]
+    adjusted = holm(own, level=alpha)
+    confirmed, suspects = [], []
+    for change, test, p in zip(flagged, own, adjusted):
+        if test is None or p > alpha or test.effect < MIN_EFFECT:
+            continue
+        confirmed.append(change.prompt_id)
+        if change.known_shift and test.known_shift and not other_findings:
+            suspects.append(change.prompt_id)
+    not_confirmed = [c.prompt_id for c in report_changes if c.prompt_id not in confirmed]
+    pooled = result.decision.pooled
+    suite_again = None
+    if suite_finding:
+        suite_again = pooled is not None and pooled.testable and pooled.p_value <= alpha
+    if suspects and suite_again:
+        suspects = []  # the suite moved as well: the flags are part of that
+    return Retest(confirmed, not_confirmed, suspects, suite_again)

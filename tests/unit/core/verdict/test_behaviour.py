@@ -284,3 +284,20 @@ def test_the_plan_counts_the_answer_test_s_top_up_from_the_baseline() -> None:
     prior = expected_check_requests(policy)
     assert prior.confirmation > 0
     assert 0 < prior.answer_test < DEFAULT_TOPUP_RATE * 9
+
+
+def test_a_prompt_flagged_twice_among_known_answers_is_a_baseline_suspect() -> None:
+    base_answers = ["The answer is x."] * 24 + ["The answer is y, clearly and surely."] * 6
+    base = _run(P[:1], {P[0].id: base_answers})
+    again = _run(P[:1], {P[0].id: ["The answer is y, clearly and surely."] * 12})
+    change = compare(_snap(base), again).behaviour_changes
+    assert change and change[0].known_shift
+    retest = step.retest_flagged(base, again, change, suite_finding=False, alpha=0.05)
+    assert retest.confirmed == [P[0].id] and retest.baseline_suspects == [P[0].id]
+    assert not retest.accuses
+    assert "the baseline may not represent" in retest.sentence
+    # With a probe regression as well, it is part of a model change.
+    other = step.retest_flagged(
+        base, again, change, suite_finding=False, alpha=0.05, other_findings=True
+    )
+    assert other.accuses and other.baseline_suspects == []
