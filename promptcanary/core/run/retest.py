@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.core.behaviour.adaptive import SCREENING_SAMPLES, TOPUP_SAMPLES
 from promptcanary.core.models import CanaryRunResult
-from promptcanary.core.run.adaptive import subset_of, labelled
+from promptcanary.core.run.adaptive import labelled, subset_of
 from promptcanary.core.run.runner import ProgressCallback, RunOptions, run_suite
 from promptcanary.core.verdict.behaviour import Retest, retest_flagged, testable_prompts
 
