@@ -32,6 +32,12 @@ from promptcanary.core.behaviour.mmd import (
 )
 from promptcanary.core.behaviour.space import AnswerSpace, Prepared
 
+#: Largest contribution one prompt makes to the pooled statistic (its standardised maximum is
+#: capped here). A baseline that happened to miss one of a prompt's wordings shows that wording as
+#: new in check after check, and an uncapped z-score of that one prompt would decide the pooled
+#: test alone; a change across the suite shows on many prompts at once. Chosen in
+#: benchmarks/behaviour_drift.py (per committed baseline, and the 10 % suite-wide shift).
+POOLED_CAP = 3.0
 #: Permutations of the pooled test (p-values down to 1/401, far below its level alpha / 2; two blocks of splits, the first shared with the prompt's own test).
 POOLED_PERMUTATIONS = 400
 
@@ -64,10 +70,17 @@ class PooledTest:
 
 
 def pooled_test(
-    strata: Sequence[tuple[Prepared, int]], *, permutations: int = POOLED_PERMUTATIONS
+    strata: Sequence[tuple[Prepared, int]],
+    *,
+    permutations: int = POOLED_PERMUTATIONS,
+    cap: float | None = None,
 ) -> PooledTest:
-    """The stratified test over ``strata``: (one prompt's grouped answers, its seed) each."""
+    """The stratified test over ``strata``: (one prompt's grouped answers, its seed) each.
+    Each prompt's standardised maximum is capped at ``cap`` (default :data:`POOLED_CAP`) before
+    the sum: a fixed function of each split, so the test stays exact."""
     import numpy as np
+
+    limit = POOLED_CAP if cap is None else cap
 
     total = None
     effects, answers, novel, expected = [], 0, 0, 0.0
@@ -82,6 +95,7 @@ def pooled_test(
         if best is None:
             continue
         used += 1
+        best = np.minimum(best, limit)
         total = best if total is None else total + best
     if total is None:
         return PooledTest(1.0, 0.0, 0, answers, novel, expected, 0, False)
