@@ -53,7 +53,8 @@ __all__ = [
 #: put all its samples on that side this rarely (a version served 10 % of the time and missing
 #: from 12 answers is not: 0.9 ** 12 = 28 %).
 IDENTITY_P = 0.01
-#: Request settings compared with the baseline's (extra parameters too, except where requests go).
+#: Extra parameters that say where and how requests are sent, not how the model answers: never
+#: compared (secret-looking ones are dropped before, by the run's own serialiser).
 _TRANSPORT = frozenset(
     {
         "api_base",
@@ -63,6 +64,7 @@ _TRANSPORT = frozenset(
         "request_timeout",
         "num_retries",
         "max_retries",
+        "max_attempts",
         "organization",
         "custom_llm_provider",
         "region_name",
@@ -399,12 +401,19 @@ def settings_changes(baseline: CanaryRunResult, current: CanaryRunResult) -> lis
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
             out.append(f"{name} {_setting(old)} → {_setting(new)}")
-    old_extra = {k: v for k, v in before.extra_params.items() if k not in _TRANSPORT}
-    new_extra = {k: v for k, v in after.extra_params.items() if k not in _TRANSPORT}
+    # As stored: the serialiser drops secret-looking keys (an API key in memory must never be
+    # compared with a baseline file that cannot hold one, let alone printed).
+    old_extra = _sampling_params(before)
+    new_extra = _sampling_params(after)
     for name in sorted(set(old_extra) | set(new_extra)):
         if old_extra.get(name) != new_extra.get(name):
             out.append(f"{name} {_setting(old_extra.get(name))} → {_setting(new_extra.get(name))}")
     return out
+
+
+def _sampling_params(config: Any) -> dict[str, Any]:
+    stored = config.model_dump(mode="json").get("extra_params", {})
+    return {k: v for k, v in stored.items() if k not in _TRANSPORT}
 
 
 def _setting(value: Any) -> str:

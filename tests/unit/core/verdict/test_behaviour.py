@@ -301,3 +301,24 @@ def test_a_prompt_flagged_twice_among_known_answers_is_a_baseline_suspect() -> N
         base, again, change, suite_finding=False, alpha=0.05, other_findings=True
     )
     assert other.accuses and other.baseline_suspects == []
+
+
+def test_secrets_and_transport_settings_are_never_compared_nor_shown() -> None:
+    current = _run(P, {p.id: _paraphrased(10) for p in P})
+    current = current.model_copy(
+        update={
+            "provider": MODEL.model_copy(
+                update={
+                    "extra_params": {
+                        "api_key": "sk-secret-123",
+                        "api_base": "http://127.0.0.1:9",
+                        "max_attempts": 1,
+                    }
+                }
+            )
+        }
+    )
+    assert step.settings_changes(baseline().run_result, current) == []
+    report = compare(baseline(), current)
+    assert "sk-secret" not in report.model_dump_json()
+    assert report.who_changed == "neither"
