@@ -300,11 +300,6 @@ def section_per_baseline(baselines: int, checks: int, scheme: str) -> None:
         )
 
 
-def collapse_code(answer: str, rng: random.Random) -> str:
-    """Code whose indentation and line breaks collapsed to single spaces."""
-    return " ".join(answer.split())
-
-
 def section_limits(runs: int) -> None:
     print("\n## Where it stops working (gated scheme)\n")
     print(
@@ -401,7 +396,7 @@ def section_tau_window() -> None:
             moved = [shifted(w, kind, rng) for w in wordings[:5]]
             groups[label] += nearest([m for m in moved if m not in wordings], wordings)
         if pid in CODE:
-            moved = [collapse_code(w, rng) for w in wordings[:5]]
+            moved = [shifted(w, "collapse", rng) for w in wordings[:5]]
             groups["code indentation collapsed vs nearest unshifted"] += nearest(
                 [m for m in moved if m not in wordings], wordings
             )
