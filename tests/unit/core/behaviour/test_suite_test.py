@@ -173,3 +173,36 @@ def test_sessions_of_a_temperature_0_model_raise_no_flag() -> None:
         flags += decision.pooled_changed or any(decision.flagged)
     assert flags <= 1
     assert TAU < 1
+
+
+def test_batched_featurising_gives_the_same_kernels_as_one_prompt_at_a_time() -> None:
+    sets = [sample_answers(p, 12, seed=4) for p in ("summary", "haiku", "reverse-string")]
+    for batched, answers in zip(AnswerSpace.many(sets), sets):
+        alone = AnswerSpace(answers)
+        assert batched.texts == alone.texts
+        assert all(np.allclose(a, b) for a, b in zip(batched.kernels, alone.kernels))
+
+
+def test_code_that_lost_its_indentation_is_never_a_near_duplicate() -> None:
+    code = "Here it is:\n```python\ndef f(x):\n    return x + 1\n```"
+    flat = " ".join(code.split())
+    space = AnswerSpace([code, flat])
+    assert space.similarity([0, 1])[0, 1] == 0.0
+    assert space.similarity([0, 0])[0, 1] == pytest.approx(1.0)
+    result = answer_test([code] * 30, [flat] * 12)
+    assert result.testable and result.novel == 12 and result.p_value < 0.01
+
+
+def test_case_spacing_and_punctuation_make_no_new_answer() -> None:
+    space = AnswerSpace(["391", "391.", " 391 !"])
+    assert (space.similarity([0, 1, 2]) == 1.0).all()
+
+
+def test_a_long_answer_that_grows_in_the_middle_is_longer_to_the_shape_view() -> None:
+    from promptcanary.core.behaviour.features import featurise
+
+    middle = " ".join(f"word{i}" for i in range(800))
+    short = f"Intro. {middle} Outro."
+    long = f"Intro. {middle} {middle} Outro."
+    shape = featurise([short, long])[3]
+    assert float(shape[0] @ shape[1]) < 1.0  # the length bucket moved
