@@ -266,7 +266,9 @@ def section_changed(runs: int, schemes: Sequence[str]) -> None:
             )
 
 
-def section_per_baseline(baselines: int, checks: int, scheme: str) -> None:
+def section_per_baseline(
+    baselines: int, checks: int, scheme: str, names: Sequence[str] = ()
+) -> None:
     print(
         f"\n## Per committed baseline ({scheme}): {baselines} baselines × {checks} unchanged "
         "checks each\n"
@@ -282,6 +284,8 @@ def section_per_baseline(baselines: int, checks: int, scheme: str) -> None:
         ("sessions", sessions_model()),
     )
     for label, model in models:
+        if names and label.split()[0] not in names:
+            continue
         rates = []
         for b in range(baselines):
             hits = 0
@@ -474,6 +478,9 @@ def main() -> None:
     parser.add_argument("--limits-runs", type=int, default=200, help="runs per limit scenario")
     parser.add_argument("--baselines", type=int, default=100, help="baselines for section E")
     parser.add_argument("--per-baseline", type=int, default=40, help="checks per baseline (E)")
+    parser.add_argument(
+        "--baseline-models", default="", help="first words of the models for E (default: all)"
+    )
     parser.add_argument("--schemes", default="gated,always,fixed", help="comma-separated")
     parser.add_argument("--sections", default="unchanged,changed,baseline,limits,tau,cpu")
     parser.add_argument("--cpu-only", action="store_true", help="only the CPU section")
@@ -495,7 +502,8 @@ def main() -> None:
     if "changed" in sections:
         section_changed(args.runs, schemes)
     if "baseline" in sections:
-        section_per_baseline(args.baselines, args.per_baseline, "gated")
+        names = [n for n in args.baseline_models.split(",") if n]
+        section_per_baseline(args.baselines, args.per_baseline, "gated", names)
     if "limits" in sections:
         section_limits(args.limits_runs)
     if "tau" in sections:
