@@ -98,15 +98,16 @@ def plan_behaviour(
 #: (benchmarks/behaviour_drift.py, paraphrase model: 0.21); a model that repeats its answers
 #: (temperature 0) tops up almost none.
 DEFAULT_TOPUP_RATE = 0.2
-#: Prompts and resamples the baseline-based estimate looks at (its cost stays bounded).
+#: Prompts and trials the baseline-based estimate looks at: its cost stays bounded (about 120
+#: gate tests), its standard error about 0.04 (0.3 requests per prompt).
 _ESTIMATE_PROMPTS = 40
-_ESTIMATE_RESAMPLES = 3
+_ESTIMATE_TRIALS = 120
 
 
 def topup_rate(baseline: CanaryRunResult | None) -> float:
     """The share of prompts an unchanged check tops up for the answer test, estimated on the
     baseline itself: a few of its answers at a time play the screening against the rest
-    (:func:`promptcanary.core.behaviour.needs_topup`), on up to 40 prompts.
+    (:func:`promptcanary.core.behaviour.needs_topup`), about 120 times over up to 40 prompts.
     :data:`DEFAULT_TOPUP_RATE` without a baseline (or one with fewer than 6 answers a prompt)."""
     import random
 
@@ -127,9 +128,10 @@ def topup_rate(baseline: CanaryRunResult | None) -> float:
     if len(ids) > _ESTIMATE_PROMPTS:
         ids = rng.sample(ids, _ESTIMATE_PROMPTS)
     hits = trials = 0
+    resamples = -(-_ESTIMATE_TRIALS // len(ids))
     for prompt_id in ids:
         texts = answers[prompt_id]
-        for _ in range(_ESTIMATE_RESAMPLES):
+        for _ in range(resamples):
             held = set(rng.sample(range(len(texts)), SCREENING_SAMPLES))
             screening = [t for i, t in enumerate(texts) if i in held]
             rest = [t for i, t in enumerate(texts) if i not in held]
