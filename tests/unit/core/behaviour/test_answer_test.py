@@ -74,7 +74,7 @@ def test_adjust_is_the_probe_verdicts_correction() -> None:
     adjusted = adjust(tests)
     assert len(adjusted) == 3
     assert adjusted[0] <= 0.05
-    assert all(a >= t.p_value for a, t in zip(adjusted, tests))
+    assert all(a >= t.p_value - 1e-12 for a, t in zip(adjusted, tests))  # up to float rounding
 
 
 def test_simulated_prompts_cover_a_suite() -> None:
