@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 VIEWS = ("content", "opening", "closing", "shape", "novelty")
 
 _PUNCTUATION = re.compile(r"[\W_]+")
+# Answers this much longer (and by this many words) are never near-duplicates (describe's rule).
+_LONGER = 1.5
+_LONGER_WORDS = 5
 # Distinct answers featurised in one call by AnswerSpace.many.
 _BATCH_TEXTS = 400
 # Splits × groups × groups floats held at once by the novelty view (chunked above that).
@@ -70,6 +73,7 @@ class AnswerSpace:
         self.combined = combined(self.kernels) if self.texts else None
         self.loose = [loose(t) for t in self.texts]
         self.layout = [code_layout(t) for t in self.texts]
+        self.words = [len(t.split()) for t in self.texts]
 
     @classmethod
     def many(cls, answer_sets: Sequence[Iterable[str]]) -> list[AnswerSpace]:
@@ -97,7 +101,7 @@ class AnswerSpace:
     def similarity(self, rows: Sequence[int]) -> NDArray[np.float64]:
         """The similarity the grouping uses between the distinct answers ``rows``: the weighted
         kernel, 1 for answers that differ only in case, spacing and punctuation, 0 for answers
-        whose code is laid out differently."""
+        whose code is laid out differently or whose length differs by half or more."""
         import numpy as np
 
         assert self.combined is not None
@@ -113,7 +117,12 @@ class AnswerSpace:
             # meaning there, though the kernel's blocks join it.
             differ = np.array([[a != b for b in layouts] for a in layouts])
             kernel = np.where(differ, 0.0, kernel)
-        return kernel
+        words = np.array([self.words[d] for d in rows], dtype=np.float64)
+        longer, shorter = np.maximum.outer(words, words), np.minimum.outer(words, words)
+        # Nor is an answer half as long again (and 5 words more): a long answer that grows in
+        # the middle keeps its edges, which is all the n-gram views read of it.
+        grown = (longer >= _LONGER * shorter) & (longer - shorter >= _LONGER_WORDS)
+        return np.where(grown, np.minimum(kernel, 0.0), kernel)
 
     def prepare(
         self, baseline: Sequence[str], current: Sequence[str], *, tau: float = TAU

@@ -206,3 +206,11 @@ def test_a_long_answer_that_grows_in_the_middle_is_longer_to_the_shape_view() ->
     long = f"Intro. {middle} {middle} Outro."
     shape = featurise([short, long])[3]
     assert float(shape[0] @ shape[1]) < 1.0  # the length bucket moved
+
+
+def test_a_long_answer_half_as_long_again_is_never_a_near_duplicate() -> None:
+    middle = " ".join(f"word{i}" for i in range(800))
+    short, long = f"Intro. {middle} Outro.", f"Intro. {middle} {middle} Outro."
+    assert AnswerSpace([short, long]).similarity([0, 1])[0, 1] == 0.0
+    result = answer_test([short] * 30, [long] * 12)
+    assert result.testable and result.novel == 12 and result.p_value < 0.01
