@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 VIEWS = ("content", "opening", "closing", "shape", "novelty")
 
 _PUNCTUATION = re.compile(r"[\W_]+")
-# Answers this much longer (and by this many words) are never near-duplicates (describe's rule).
-_LONGER = 1.5
+# Answers this much longer (and by this many words) are never near-duplicates: a quarter is far
+# more than a late-diverging variant adds (a word or two), and the n-gram views cannot see it.
+_LONGER = 1.25
 _LONGER_WORDS = 5
 # Distinct answers featurised in one call by AnswerSpace.many.
 _BATCH_TEXTS = 400
@@ -101,7 +102,7 @@ class AnswerSpace:
     def similarity(self, rows: Sequence[int]) -> NDArray[np.float64]:
         """The similarity the grouping uses between the distinct answers ``rows``: the weighted
         kernel, 1 for answers that differ only in case, spacing and punctuation, 0 for answers
-        whose code is laid out differently or whose length differs by half or more."""
+        whose code is laid out differently or whose length differs by a quarter or more."""
         import numpy as np
 
         assert self.combined is not None
@@ -119,7 +120,7 @@ class AnswerSpace:
             kernel = np.where(differ, 0.0, kernel)
         words = np.array([self.words[d] for d in rows], dtype=np.float64)
         longer, shorter = np.maximum.outer(words, words), np.minimum.outer(words, words)
-        # Nor is an answer half as long again (and 5 words more): a long answer that grows in
+        # Nor is an answer a quarter longer (and 5 words more): a long answer that grows in
         # the middle keeps its edges, which is all the n-gram views read of it.
         grown = (longer >= _LONGER * shorter) & (longer - shorter >= _LONGER_WORDS)
         return np.where(grown, np.minimum(kernel, 0.0), kernel)
