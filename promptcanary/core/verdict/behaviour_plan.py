@@ -108,7 +108,8 @@ def topup_rate(baseline: CanaryRunResult | None) -> float:
     """The share of prompts an unchanged check tops up for the answer test, estimated on the
     baseline itself: a few of its answers at a time play the screening against the rest
     (:func:`promptcanary.core.behaviour.needs_topup`), about 120 times over up to 40 prompts.
-    :data:`DEFAULT_TOPUP_RATE` without a baseline (or one with fewer than 6 answers a prompt)."""
+    0 when every prompt's baseline answers are one text; :data:`DEFAULT_TOPUP_RATE` without a
+    baseline (or one with fewer than 6 answers a prompt)."""
     import random
 
     from promptcanary.core.behaviour import SCREENING_SAMPLES, needs_topup, prompt_seed
@@ -116,11 +117,10 @@ def topup_rate(baseline: CanaryRunResult | None) -> float:
 
     if baseline is None:
         return DEFAULT_TOPUP_RATE
-    answers = {
-        p: a
-        for p, a in answers_by_prompt(baseline.llm_responses).items()
-        if len(a) >= 2 * SCREENING_SAMPLES
-    }
+    every = answers_by_prompt(baseline.llm_responses)
+    if every and all(len(set(a)) == 1 for a in every.values()):
+        return 0.0  # one answer per prompt: the gate opens only if an answer changes
+    answers = {p: a for p, a in every.items() if len(a) >= 2 * SCREENING_SAMPLES}
     if not answers:
         return DEFAULT_TOPUP_RATE
     rng = random.Random(0)
