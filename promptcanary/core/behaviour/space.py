@@ -118,12 +118,16 @@ class AnswerSpace:
             # meaning there, though the kernel's blocks join it.
             differ = np.array([[a != b for b in layouts] for a in layouts])
             kernel = np.where(differ, 0.0, kernel)
-        words = np.array([self.words[d] for d in rows], dtype=np.float64)
+        counts = [self.words[d] for d in rows]
+        most, least = max(counts), min(counts)
+        if most < _LONGER * least or most - least < _LONGER_WORDS:
+            return kernel  # the usual case: no answer is much longer than another
+        words = np.array(counts, dtype=np.float64)
         longer, shorter = np.maximum.outer(words, words), np.minimum.outer(words, words)
         # Nor is an answer a quarter longer (and 5 words more): a long answer that grows in
         # the middle keeps its edges, which is all the n-gram views read of it.
         grown = (longer >= _LONGER * shorter) & (longer - shorter >= _LONGER_WORDS)
-        return np.where(grown, np.minimum(kernel, 0.0), kernel)
+        return np.where(grown, 0.0, kernel)
 
     def prepare(
         self, baseline: Sequence[str], current: Sequence[str], *, tau: float = TAU
