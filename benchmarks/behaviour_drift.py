@@ -1,31 +1,41 @@
-"""Behaviour drift: false alarms, detection, requests and CPU of the answer test (issue 22).
+"""Behaviour drift: false alarms, detection, requests and CPU of the answer test (issues 22, 30).
 
-Simulates a suite of 20 prompts answered by a model that paraphrases freely
-(:mod:`promptcanary.core.behaviour.simulate`): every check run draws a fresh 30-answer baseline
-and fresh check answers, tests each prompt with :func:`answer_test`, corrects across prompts with
-:func:`adjust` (Benjamini–Hochberg, alpha 0.05) and records which prompts were flagged. Schemes:
+Simulates a suite of 20 prompts (``tests/fakes/simulate.py``) and decides each check run exactly
+as ``compare`` does: :func:`promptcanary.core.behaviour.suite_test` (near-duplicates grouped, the
+pooled suite-level test at alpha / 2, Holm at alpha / 2 or alpha once the pooled test rejected).
+Every check run draws its own answers; a baseline is 30 answers per prompt. Schemes:
 
-* ``fixed``    — 10 check answers per prompt, each tested against the 30 baseline answers;
-* ``adaptive`` — the scheme of :mod:`promptcanary.core.behaviour.adaptive` (screen 3 answers
-  against half the baseline, confirm with 10 fresh answers against the other half);
-* ``topup``    — no selection: the 3 screening answers plus fresh ones up to 12, all tested
-  against the whole baseline (``TOPUP_SAMPLES``);
-* ``adaptive-whole`` / ``adaptive-pooled`` — the same selection, but confirming against the whole
-  baseline (and, pooled, with the screening answers added to it): the alternatives the split
-  was chosen over.
+* ``gated``  — what ``samples: auto`` does: 3 screening answers per prompt; a prompt whose
+  screening looks moved (:func:`needs_topup`) gets 9 fresh answers and is tested on all 12;
+  the others stay in Holm's count with p = 1; the pooled test uses the screening answers;
+* ``always`` — every prompt topped up to 12 (the scheme before issue 30);
+* ``fixed``  — 10 answers per prompt, all tested and pooled (``samples: 10``).
 
-Scenarios: no change; a style shift on 3 of the 20 prompts at a share of their answers
-(``chatty`` = the issue's preamble + tour-guide paragraph + follow-up offer); where it stops
-working (20 % share, single-element shifts, one-word answers). Then CPU time of the test itself.
+Models: ``paraphrase`` (a model sampled at temperature 0.7–1: every prompt has several wordings)
+and ``sessions`` (temperature 0: one canonical answer and a few late-diverging variants whose set
+differs between serving sessions; the baseline from one session, each check from another).
 
-    python benchmarks/behaviour_drift.py             # the figures in docs/benchmarks.md
-    python benchmarks/behaviour_drift.py --runs 100  # quicker, coarser
-    python benchmarks/behaviour_drift.py --cpu-only  # only the CPU time of the answer test
+Sections (each prints a table; rates come with their 95 % Wilson interval):
+
+* false alarms and requests on unchanged models (A, D);
+* 3 of 20 prompts chatty at 70 % (B); every prompt a little chatty, 10 % and 20 % (C);
+* per committed baseline: of ``--baselines`` fresh baselines, how many flag more than 10 % of
+  their ``--per-baseline`` unchanged checks (E);
+* where it stops working (small shares, single-element shifts, one-word answers, code whose
+  indentation collapsed, long answers that get longer);
+* ``--tau-window``: the kernel similarities that decide the near-duplicate threshold;
+* CPU time of the answer test.
+
+    python benchmarks/behaviour_drift.py                 # the figures in docs/benchmarks.md
+    python benchmarks/behaviour_drift.py --runs 100      # quicker, coarser
+    python benchmarks/behaviour_drift.py --cpu-only      # only the CPU time
+    python benchmarks/behaviour_drift.py --tau-window    # only the similarity window
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -36,127 +46,382 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from promptcanary.core.behaviour import adaptive as scheme
-from promptcanary.core.behaviour import answer_test, flag
-from promptcanary.core.behaviour.simulate import PROMPTS, sample_answers
+from promptcanary.core.behaviour import (
+    GATE_P,
+    TAU,
+    TOPUP_SAMPLES,
+    PromptAnswers,
+    prompt_seed,
+    screen,
+    suite_test,
+)
+from promptcanary.core.behaviour import adaptive as gating
+from tests.fakes.simulate import (
+    PROMPTS,
+    canonical,
+    late_variants,
+    sample_answers,
+    session_answers,
+    shifted,
+)
 
 ALPHA = 0.05
 BASELINE = 30
+SCREENING = 3
 FIXED = 10
 #: The prompts that shift in the detection scenarios (a short fact, code, a list).
 SHIFTED = ("capital-france", "reverse-string", "primary-colors")
 ONE_WORD = ("sentiment", "translate-hello", "multiply")
-#: The adaptive scheme's settings (command-line overridable, to compare choices).
-SETTINGS = {"screen_alpha": scheme.SCREEN_ALPHA, "confirmation": scheme.CONFIRMATION_SAMPLES}
+CODE = ("reverse-string", "sql-top-customers", "remote-work")
+
+Draw = Callable[[str, int, int], list[str]]
+"""(prompt id, answers, seed) -> answers."""
+
+
+def wilson(hits: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval of a rate."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate(hits: int, n: int) -> str:
+    low, high = wilson(hits, n)
+    return f"{hits}/{n} = {100 * hits / n:.1f} % ({100 * low:.1f}–{100 * high:.1f})"
+
+
+@dataclass
+class Model:
+    """How a model answers: the baseline's answers and a check's (each a function of a seed)."""
+
+    baseline: Callable[[str, int, int], list[str]]
+    check: Callable[[str, int, int], list[str]]
+
+
+def paraphrase_model(
+    shifted_ids: Sequence[str] = (), share: float = 0.0, kind: str = "chatty"
+) -> Model:
+    def base(pid: str, n: int, seed: int) -> list[str]:
+        return sample_answers(pid, n, seed=seed)
+
+    def check(pid: str, n: int, seed: int) -> list[str]:
+        s = share if pid in shifted_ids or shifted_ids == ("*",) else 0.0
+        return sample_answers(pid, n, seed=seed, share=s, kind=kind)
+
+    return Model(base, check)
+
+
+def sessions_model(
+    shifted_ids: Sequence[str] = (), share: float = 0.0, kind: str = "chatty"
+) -> Model:
+    # The baseline's session and each check's session differ (seed picks it).
+    def base(pid: str, n: int, seed: int) -> list[str]:
+        return session_answers(pid, n, session=seed % 997, seed=seed)
+
+    def check(pid: str, n: int, seed: int) -> list[str]:
+        s = share if pid in shifted_ids or shifted_ids == ("*",) else 0.0
+        return session_answers(pid, n, session=1000 + seed % 997, seed=seed, share=s, kind=kind)
+
+    return Model(base, check)
+
+
+def phrasings_model(weights: Sequence[float] = (0.4, 0.4, 0.2)) -> Model:
+    """A few whole-answer phrasings per prompt drawn with ``weights`` (the issue's new user: a
+    model that answers each prompt in 2–3 ways, 40/40/20), with the e2e benchmark's wordings."""
+    from tests.fakes.answers import paraphrases
+
+    def answers(pid: str, n: int, seed: int) -> list[str]:
+        options = paraphrases(f"answer to {pid}", pid.replace("-", " ").title())[: len(weights)]
+        rng = random.Random(f"{pid}/{seed}")
+        return rng.choices(options, weights=weights, k=n)
+
+    return Model(answers, answers)
 
 
 @dataclass
 class Outcome:
-    """What the check runs of one scenario flagged."""
+    """What the check runs of one scenario found."""
 
     runs: int = 0
     any_flag: int = 0
+    pooled: int = 0
+    named: int = 0
     all_shifted: int = 0
     any_shifted: int = 0
+    only_shifted: int = 0
     wrong: int = 0
-    wrong_plain: int = 0
-    all_plain: int = 0
     requests: list[float] = field(default_factory=list)
 
 
 def check_run(
-    run: int,
-    scheme_name: str,
-    shifted: Sequence[str],
-    share: float,
-    kind: str,
+    model: Model,
+    scheme: str,
+    baseline_seed: int,
+    check_seed: int,
     prompts: Sequence[str],
-) -> tuple[set[str], set[str], float]:
-    """One check run: (flagged ids, ids flagged with Holm instead of BH, requests per prompt)."""
-    tests, ids, requests = [], [], 0
+    *,
+    tau: float = TAU,
+    gate_p: float = GATE_P,
+) -> tuple[set[str], bool, float]:
+    """One check run: (named prompt ids, pooled test rejected, requests per prompt)."""
+    items, requests = [], 0
     for index, pid in enumerate(prompts):
-        seed = run * 1000 + index
-        baseline = sample_answers(pid, BASELINE, seed=10_000_000 + seed)
-        s = share if pid in shifted else 0.0
-
-        def draw(n: int, salt: int, pid: str = pid, s: float = s, seed: int = seed) -> list[str]:
-            return sample_answers(pid, n, seed=20_000_000 * salt + seed, share=s, kind=kind)
-
-        if scheme_name == "fixed":
-            tests.append(answer_test(baseline, draw(FIXED, 1), seed=seed))
-            ids.append(pid)
+        baseline = model.baseline(pid, BASELINE, 10_000_000 + baseline_seed * 1000 + index)
+        seed = 20_000_000 + check_seed * 1000 + index
+        if scheme == "fixed":
+            current = model.check(pid, FIXED, seed)
+            items.append(PromptAnswers(pid, baseline, current, current))
             requests += FIXED
             continue
-        screening = draw(scheme.SCREENING_SAMPLES, 2)
-        requests += len(screening)
-        if scheme_name == "topup":
-            # No selection: every prompt is topped up to TOPUP answers, all tested.
-            fresh = draw(scheme.TOPUP_SAMPLES - len(screening), 3)
-            requests += len(fresh)
-            tests.append(answer_test(baseline, [*screening, *fresh], seed=seed))
-            ids.append(pid)
-            continue
-        if scheme_name == "adaptive":
-            screened = scheme.screen(baseline, screening, seed=seed)
-        else:
-            screened = answer_test(
-                baseline, screening, permutations=scheme.SCREEN_PERMUTATIONS, seed=seed
-            )
-        if not scheme.needs_confirmation(screened, screen_alpha=SETTINGS["screen_alpha"]):
-            continue
-        fresh = draw(int(SETTINGS["confirmation"]), 3)
-        requests += len(fresh)
-        if scheme_name == "adaptive":
-            tests.append(scheme.confirm(baseline, fresh, seed=seed))
-        elif scheme_name == "adaptive-whole":
-            tests.append(answer_test(baseline, fresh, seed=seed))
-        else:
-            tests.append(answer_test([*baseline, *screening], fresh, seed=seed))
-        ids.append(pid)
-    flagged = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA)) if hit}
-    plain = {pid for pid, hit in zip(ids, flag(tests, alpha=ALPHA, method="holm")) if hit}
-    return flagged, plain, requests / len(prompts)
+        answers = model.check(pid, TOPUP_SAMPLES, seed)
+        screening = answers[:SCREENING]
+        requests += SCREENING
+        topped = scheme == "always" or gating.gate(
+            screen(baseline, screening, seed=prompt_seed(pid), tau=tau), gate_p=gate_p
+        )
+        if topped:
+            requests += TOPUP_SAMPLES - SCREENING
+        items.append(PromptAnswers(pid, baseline, screening, answers if topped else None))
+    result = suite_test(items, alpha=ALPHA, tau=tau)
+    named = {pid for pid, hit in zip(result.prompt_ids, result.decision.flagged) if hit}
+    return named, result.decision.pooled_changed, requests / len(prompts)
 
 
 def scenario(
     runs: int,
-    scheme_name: str,
+    model: Model,
+    scheme: str,
     *,
-    shifted: Sequence[str] = (),
-    share: float = 0.0,
-    kind: str = "chatty",
+    shifted_ids: Sequence[str] = (),
     prompts: Sequence[str] = tuple(PROMPTS),
+    **kwargs: float,
 ) -> Outcome:
     out = Outcome()
+    target = set(prompts) if shifted_ids == ("*",) else set(shifted_ids)
     for run in range(runs):
-        flagged, plain, requests = check_run(run, scheme_name, shifted, share, kind, prompts)
+        named, pooled, requests = check_run(model, scheme, run, run, prompts, **kwargs)  # type: ignore[arg-type]
         out.runs += 1
         out.requests.append(requests)
-        out.any_flag += bool(flagged)
-        out.all_shifted += bool(shifted) and set(shifted) <= flagged
-        out.any_shifted += bool(flagged & set(shifted))
-        out.wrong += bool(flagged - set(shifted))
-        out.wrong_plain += bool(plain - set(shifted))
-        out.all_plain += bool(shifted) and set(shifted) <= plain
+        out.any_flag += bool(named) or pooled
+        out.pooled += pooled
+        out.named += bool(named)
+        out.all_shifted += bool(target) and target <= named
+        out.any_shifted += bool(named & target)
+        out.only_shifted += bool(named & target) and not named - target
+        out.wrong += bool(named - target)
     return out
 
 
-def pct(count: int, runs: int) -> str:
-    return f"{100 * count / runs:.1f} %"
+def requests_cell(out: Outcome) -> str:
+    return f"{statistics.mean(out.requests):.2f}"
 
 
-def row(label: str, scheme_name: str, out: Outcome, shifted: bool) -> str:
-    cells = [label, scheme_name]
-    if shifted:
-        cells += [pct(out.all_shifted, out.runs), pct(out.any_shifted, out.runs)]
-    else:
-        cells += [pct(out.any_flag, out.runs), "—"]
-    cells += [
-        pct(out.wrong, out.runs),
-        f"{pct(out.all_plain, out.runs) if shifted else '—'} / {pct(out.wrong_plain, out.runs)}",
-        f"{statistics.mean(out.requests):.1f}",
+def section_unchanged(runs: int, schemes: Sequence[str]) -> None:
+    print("\n## Unchanged models: false alarms (a prompt named or the pooled test rejecting)\n")
+    print("| model | scheme | any flag | pooled test | a prompt named | requests per prompt |")
+    print("|---|---|---:|---:|---:|---:|")
+    models = (
+        ("paraphrase", paraphrase_model()),
+        ("sessions", sessions_model()),
+        ("3 phrasings 40/40/20", phrasings_model()),
+        ("6 phrasings, equal", phrasings_model((1,) * 6)),
+    )
+    for label, model in models:
+        for name in schemes:
+            out = scenario(runs, model, name)
+            print(
+                f"| {label} | {name} | {rate(out.any_flag, out.runs)} | "
+                f"{rate(out.pooled, out.runs)} | {rate(out.named, out.runs)} | "
+                f"{requests_cell(out)} |",
+                flush=True,
+            )
+
+
+def section_changed(runs: int, schemes: Sequence[str]) -> None:
+    print("\n## Changed models\n")
+    print(
+        "| scenario | scheme | a shifted prompt named | only shifted prompts named | "
+        "all shifted named | an unshifted prompt named | pooled test | requests per prompt |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    cases = [
+        ("3 of 20 chatty at 70 %", paraphrase_model(SHIFTED, 0.7), SHIFTED),
+        ("every prompt chatty at 10 %", paraphrase_model(("*",), 0.1), ("*",)),
+        ("every prompt chatty at 20 %", paraphrase_model(("*",), 0.2), ("*",)),
+        ("sessions: 3 of 20 chatty at 70 %", sessions_model(SHIFTED, 0.7), SHIFTED),
+        ("sessions: every prompt chatty at 10 %", sessions_model(("*",), 0.1), ("*",)),
     ]
-    return "| " + " | ".join(cells) + " |"
+    for label, model, ids in cases:
+        for name in schemes:
+            out = scenario(runs, model, name, shifted_ids=ids)
+            print(
+                f"| {label} | {name} | {rate(out.any_shifted, out.runs)} | "
+                f"{rate(out.only_shifted, out.runs)} | {rate(out.all_shifted, out.runs)} | "
+                f"{rate(out.wrong, out.runs)} | {rate(out.pooled, out.runs)} | "
+                f"{requests_cell(out)} |",
+                flush=True,
+            )
+
+
+def section_per_baseline(
+    baselines: int, checks: int, scheme: str, names: Sequence[str] = ()
+) -> None:
+    print(
+        f"\n## Per committed baseline ({scheme}): {baselines} baselines × {checks} unchanged "
+        "checks each\n"
+    )
+    print(
+        "| model | baselines flagging > 10 % of their checks | mean rate | 90th percentile | "
+        "worst |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    models = (
+        ("paraphrase", paraphrase_model()),
+        ("3 phrasings 40/40/20", phrasings_model()),
+        ("sessions", sessions_model()),
+    )
+    for label, model in models:
+        if names and label.split()[0] not in names:
+            continue
+        rates = []
+        for b in range(baselines):
+            hits = 0
+            for c in range(checks):
+                named, pooled, _ = check_run(
+                    model, scheme, 5000 + b, 100_000 + b * checks + c, tuple(PROMPTS)
+                )
+                hits += bool(named) or pooled
+            rates.append(hits / checks)
+        over = sum(r > 0.10 for r in rates)
+        ordered = sorted(rates)
+        print(
+            f"| {label} | {rate(over, baselines)} | {100 * statistics.mean(rates):.1f} % | "
+            f"{100 * ordered[int(0.9 * (len(ordered) - 1))]:.0f} % | {100 * ordered[-1]:.0f} % |",
+            flush=True,
+        )
+
+
+def section_limits(runs: int) -> None:
+    print("\n## Where it stops working (gated scheme)\n")
+    print(
+        "| scenario | a shifted prompt named | all shifted named | an unshifted prompt named | "
+        "pooled test |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    cases = [
+        ("chatty at 20 %, 3 prompts", paraphrase_model(SHIFTED, 0.2), SHIFTED),
+        ("chatty at 40 %, 3 prompts", paraphrase_model(SHIFTED, 0.4), SHIFTED),
+        ("preamble only, 70 %", paraphrase_model(SHIFTED, 0.7, "preamble"), SHIFTED),
+        ("follow-up offer only, 70 %", paraphrase_model(SHIFTED, 0.7, "followup"), SHIFTED),
+        ("one-word answers, chatty 70 %", paraphrase_model(ONE_WORD, 0.7), ONE_WORD),
+        ("one-word answers, '.' → '!' 70 %", paraphrase_model(ONE_WORD, 0.7, "period"), ONE_WORD),
+        ("code indentation collapsed, 70 %", paraphrase_model(CODE, 0.7, "collapse"), CODE),
+        ("long answers 1.5× longer in the middle, 70 %", None, ("long",)),
+    ]
+    for label, model, ids in cases:
+        if model is None:
+            out = long_answers(runs)
+        else:
+            out = scenario(runs, model, "gated", shifted_ids=ids)
+        print(
+            f"| {label} | {rate(out.any_shifted, out.runs)} | {rate(out.all_shifted, out.runs)} | "
+            f"{rate(out.wrong, out.runs)} | {rate(out.pooled, out.runs)} |",
+            flush=True,
+        )
+
+
+def long_answers(runs: int) -> Outcome:
+    """A prompt whose answers run to ~5,000 characters grows a middle section in 70 % of them."""
+    out = Outcome()
+    body = [f"Section {i}: " + " ".join(f"point{i}.{j}" for j in range(60)) for i in range(8)]
+    extra = [f"Added {i}: " + " ".join(f"detail{i}.{j}" for j in range(60)) for i in range(4)]
+
+    def answers(n: int, seed: int, share: float) -> list[str]:
+        rng = random.Random(seed)
+        out = []
+        for _ in range(n):
+            parts = [f"Intro {rng.randint(1, 3)}.", *body]
+            if rng.random() < share:
+                parts[4:4] = extra
+            out.append("\n\n".join([*parts, f"Outro {rng.randint(1, 3)}."]))
+        return out
+
+    for run in range(runs):
+        baseline = answers(BASELINE, 1000 + run, 0.0)
+        current = answers(TOPUP_SAMPLES, 2000 + run, 0.7)
+        result = suite_test([PromptAnswers("long", baseline, current[:SCREENING], current)])
+        named = {p for p, hit in zip(result.prompt_ids, result.decision.flagged) if hit}
+        out.runs += 1
+        out.any_shifted += "long" in named
+        out.all_shifted += "long" in named
+        out.pooled += result.decision.pooled_changed
+    return out
+
+
+def section_tau_window() -> None:
+    """Nearest-neighbour similarities: what a threshold groups and what it keeps apart."""
+    from promptcanary.core.behaviour.space import AnswerSpace
+
+    def nearest(texts: list[str], others: list[str]) -> list[float]:
+        # The similarity the grouping uses (AnswerSpace.similarity).
+        space = AnswerSpace([*texts, *others])
+        k = space.similarity(list(range(len(space.texts))))
+        at = {t: i for i, t in enumerate(space.texts)}
+        return [max(float(k[at[t], at[o]]) for o in others if o != t) for t in texts]
+
+    groups: dict[str, list[float]] = {
+        "late variant vs canonical (sessions)": [],
+        "paraphrase vs nearest other wording": [],
+        "'.' → '!' vs nearest unshifted": [],
+        "code indentation collapsed vs nearest unshifted": [],
+        "preamble only vs nearest unshifted": [],
+        "follow-up only vs nearest unshifted": [],
+        "chatty vs nearest unshifted": [],
+    }
+    rng = random.Random(1)
+    for pid in PROMPTS:
+        groups["late variant vs canonical (sessions)"] += nearest(
+            late_variants(pid), [canonical(pid)]
+        )
+        wordings = list(dict.fromkeys(sample_answers(pid, 60, seed=3)))
+        for i, text in enumerate(wordings):
+            rest = wordings[:i] + wordings[i + 1 :]
+            if rest:
+                groups["paraphrase vs nearest other wording"] += nearest([text], rest)
+        for label, kind in (
+            ("'.' → '!' vs nearest unshifted", "period"),
+            ("preamble only vs nearest unshifted", "preamble"),
+            ("follow-up only vs nearest unshifted", "followup"),
+            ("chatty vs nearest unshifted", "chatty"),
+        ):
+            moved = [shifted(w, kind, rng) for w in wordings[:5]]
+            groups[label] += nearest([m for m in moved if m not in wordings], wordings)
+        if pid in CODE:
+            moved = [shifted(w, "collapse", rng) for w in wordings[:5]]
+            groups["code indentation collapsed vs nearest unshifted"] += nearest(
+                [m for m in moved if m not in wordings], wordings
+            )
+    print(
+        f"\n## Near-duplicate window: kernel similarity to the nearest other answer (TAU = {TAU})\n"
+    )
+    print("| pair | n | 5th pct | median | 95th pct | share ≥ TAU |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, values in groups.items():
+        values.sort()
+        if not values:
+            continue
+
+        def pct(q: float, values: list[float] = values) -> float:
+            return values[min(len(values) - 1, int(q * (len(values) - 1)))]
+
+        above = sum(v >= TAU for v in values) / len(values)
+        print(
+            f"| {label} | {len(values)} | {pct(0.05):.3f} | {pct(0.5):.3f} | {pct(0.95):.3f} | "
+            f"{100 * above:.0f} % |"
+        )
 
 
 def cpu(label: str, work: Callable[[], object], repeats: int) -> str:
@@ -169,121 +434,82 @@ def cpu(label: str, work: Callable[[], object], repeats: int) -> str:
     return f"| {label} | {1000 * statistics.median(times):.0f} ms | {1000 * min(times):.0f} ms |"
 
 
+def cpu_section() -> None:
+    print("\n## CPU time of the answer test (process time; median and best of the repeats)\n")
+    print("| work | median | best |")
+    print("|---|---:|---:|")
+    prompts = list(PROMPTS)
+    small = [
+        PromptAnswers(p, sample_answers(p, 30, seed=1), c, c)
+        for p in prompts
+        for c in [sample_answers(p, TOPUP_SAMPLES, seed=2)]
+    ]
+    print(cpu("20 prompts × (30 vs 12), all tested and pooled", lambda: suite_test(small), 7))
+    gated = [PromptAnswers(p.prompt_id, p.baseline, p.pooled[:3], None) for p in small]
+    print(
+        cpu("20 prompts × (30 vs 3), gate only (nothing topped up)", lambda: suite_test(gated), 7)
+    )
+    large = []
+    for i in range(1000):
+        b, c = small[i % len(small)].baseline, small[i % len(small)].pooled
+        # Distinct texts per prompt, so nothing is shared between prompts but the code.
+        b, c = [f"{a} ({i})" for a in b], [f"{a} ({i})" for a in c]
+        large.append(PromptAnswers(f"p{i}", b, c, c))
+    print(cpu("1,000 prompts × (30 vs 12), all tested and pooled", lambda: suite_test(large), 3))
+    distinct = []
+    for i, item in enumerate(large):
+        both = [*item.baseline, *item.pooled]
+        tags = random.Random(i).sample(range(len(both)), len(both))
+        tagged = [f"{a} ({i}.{t})" for a, t in zip(both, tags)]
+        b, c = tagged[: len(item.baseline)], tagged[len(item.baseline) :]
+        distinct.append(PromptAnswers(item.prompt_id, b, c, c))
+    print(
+        cpu(
+            "1,000 prompts × (30 vs 12), every answer distinct, all tested and pooled",
+            lambda: suite_test(distinct),
+            3,
+        )
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400, help="check runs per scenario")
     parser.add_argument("--limits-runs", type=int, default=200, help="runs per limit scenario")
-    parser.add_argument("--schemes", default="fixed,adaptive", help="comma-separated schemes")
-    parser.add_argument("--skip-cpu", action="store_true")
+    parser.add_argument("--baselines", type=int, default=100, help="baselines for section E")
+    parser.add_argument("--per-baseline", type=int, default=40, help="checks per baseline (E)")
+    parser.add_argument(
+        "--baseline-models", default="", help="first words of the models for E (default: all)"
+    )
+    parser.add_argument("--schemes", default="gated,always,fixed", help="comma-separated")
+    parser.add_argument("--sections", default="unchanged,changed,baseline,limits,tau,cpu")
     parser.add_argument("--cpu-only", action="store_true", help="only the CPU section")
-    parser.add_argument("--screen-alpha", type=float, default=scheme.SCREEN_ALPHA)
-    parser.add_argument("--confirmation", type=int, default=scheme.CONFIRMATION_SAMPLES)
-    parser.add_argument("--screen-every", type=int, default=scheme.SCREEN_EVERY)
+    parser.add_argument("--tau-window", action="store_true", help="only the similarity window")
     args = parser.parse_args()
-    scheme.SCREEN_EVERY = args.screen_every
-    SETTINGS.update(screen_alpha=args.screen_alpha, confirmation=args.confirmation)
-    schemes = args.schemes.split(",")
     print(f"# {' '.join(['python', *sys.argv])}")
+    print(
+        f"20 prompts, {BASELINE}-answer baselines, alpha {ALPHA} (pooled test at alpha/2; Holm at "
+        f"alpha/2, alpha once it rejected), TAU {TAU}, gate p ≤ {GATE_P} or a novel answer"
+    )
+    sections = args.sections.split(",")
     if args.cpu_only:
+        sections = ["cpu"]
+    if args.tau_window:
+        sections = ["tau"]
+    schemes = args.schemes.split(",")
+    if "unchanged" in sections:
+        section_unchanged(args.runs, schemes)
+    if "changed" in sections:
+        section_changed(args.runs, schemes)
+    if "baseline" in sections:
+        names = [n for n in args.baseline_models.split(",") if n]
+        section_per_baseline(args.baselines, args.per_baseline, "gated", names)
+    if "limits" in sections:
+        section_limits(args.limits_runs)
+    if "tau" in sections:
+        section_tau_window()
+    if "cpu" in sections:
         cpu_section()
-        return
-    print(
-        f"20 prompts, {BASELINE}-answer baselines, alpha {ALPHA} (BH across prompts); "
-        f"shifted prompts: {', '.join(SHIFTED)}; adaptive: screening "
-        f"{scheme.SCREENING_SAMPLES}, screen alpha {args.screen_alpha:g}, "
-        f"confirmation {args.confirmation}, baseline screening part 1/{args.screen_every}\n"
-    )
-    print(
-        "| scenario | scheme | flagged: all 3 shifted / any run | any shifted | "
-        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
-        "requests per prompt |"
-    )
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for name in schemes:
-        out = scenario(args.runs, name)
-        print(row("no change (paraphrase noise)", name, out, shifted=False), flush=True)
-    for name in schemes:
-        out = scenario(args.runs, name, shifted=SHIFTED, share=0.7)
-        print(row("chatty shift, 3 of 20 prompts, 70 %", name, out, shifted=True), flush=True)
-    if args.limits_runs <= 0:
-        if not args.skip_cpu:
-            cpu_section()
-        return
-    print("\nWhere it stops working\n")
-    print(
-        "| scenario | scheme | all shifted flagged | any shifted | "
-        "a non-shifted prompt named | with Holm: all shifted / non-shifted named | "
-        "requests per prompt |"
-    )
-    print("|---|---|---:|---:|---:|---:|---:|")
-    limits = [
-        ("chatty shift at 20 %", dict(shifted=SHIFTED, share=0.2)),
-        ("chatty shift at 40 %", dict(shifted=SHIFTED, share=0.4)),
-        ("preamble only, 70 %", dict(shifted=SHIFTED, share=0.7, kind="preamble")),
-        ("follow-up offer only, 70 %", dict(shifted=SHIFTED, share=0.7, kind="followup")),
-        ("one-word answers, chatty 70 %", dict(shifted=ONE_WORD, share=0.7)),
-        ("one-word answers, '.' → '!' 70 %", dict(shifted=ONE_WORD, share=0.7, kind="period")),
-        ("one-word answers, '.' → '!' 20 %", dict(shifted=ONE_WORD, share=0.2, kind="period")),
-    ]
-    for label, kwargs in limits:
-        for name in schemes:
-            out = scenario(args.limits_runs, name, **kwargs)  # type: ignore[arg-type]
-            print(row(label, name, out, shifted=True), flush=True)
-    if not args.skip_cpu:
-        cpu_section()
-
-
-def cpu_section() -> None:
-    print("\nCPU time of the answer test (process time; median and best of the repeats)\n")
-    print("| work | median | best |")
-    print("|---|---:|---:|")
-    prompts = list(PROMPTS)
-    small = [(sample_answers(p, 30, seed=1), sample_answers(p, 10, seed=2)) for p in prompts]
-    print(
-        cpu(
-            "20 prompts × (30 vs 10), 1,000 permutations",
-            lambda: [answer_test(b, c) for b, c in small],
-            7,
-        ),
-        flush=True,
-    )
-    large = [small[i % len(small)] for i in range(1000)]
-    # Distinct texts per prompt, so nothing is shared between prompts but the permutations.
-    large = [
-        ([f"{a} ({i})" for a in b], [f"{a} ({i})" for a in c]) for i, (b, c) in enumerate(large)
-    ]
-    print(
-        cpu(
-            "1,000 prompts × (30 vs 10), 1,000 permutations",
-            lambda: [answer_test(b, c) for b, c in large],
-            3,
-        ),
-        flush=True,
-    )
-    # Every answer a distinct text (a model that never repeats a wording): nothing to share.
-    # The tags are shuffled between the sides, so they tell baseline and current apart no more
-    # than chance.
-    distinct = []
-    for i, (b, c) in enumerate(large):
-        tags = random.Random(i).sample(range(len(b) + len(c)), len(b) + len(c))
-        tagged = [f"{a} ({i}.{t})" for a, t in zip([*b, *c], tags)]
-        distinct.append((tagged[: len(b)], tagged[len(b) :]))
-    print(
-        cpu(
-            "1,000 prompts × (30 vs 10), every answer distinct, 1,000 permutations",
-            lambda: [answer_test(b, c) for b, c in distinct],
-            3,
-        ),
-        flush=True,
-    )
-    print(
-        cpu(
-            "1,000 prompts × (30 vs 10), 200 permutations",
-            lambda: [answer_test(b, c, permutations=200) for b, c in large],
-            3,
-        ),
-        flush=True,
-    )
 
 
 if __name__ == "__main__":

@@ -289,7 +289,10 @@ def compare(
     ] = False,
     fail_on_severity: Annotated[
         str | None,
-        typer.Option(help="Exit 1 when severity is at least this: low|medium|high|critical."),
+        typer.Option(
+            help="Exit 1 when severity is at least this: low|medium|high|critical. Answers that "
+            "changed while every probe held are severity low."
+        ),
     ] = None,
     fail_on_suite_change: Annotated[
         bool,
@@ -303,8 +306,9 @@ def compare(
         bool,
         typer.Option(
             "--fail-on-behaviour-change",
-            help="Exit 1 when the answers of some prompt changed although every probe held "
-            "(reported, severity low, but not failing by default).",
+            help="Exit 1 when the answers changed although every probe held: a prompt named, "
+            "or the suite-level answer test (reported as severity low; without this flag only "
+            "--fail-on-severity low fails on it).",
         ),
     ] = False,
     regression_threshold: Annotated[

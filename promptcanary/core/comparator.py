@@ -193,7 +193,7 @@ def _compare(
 
     from promptcanary.core.verdict.behaviour import attribute, behaviour_changes
 
-    changes, tested = behaviour_changes(base_run, current, suite_changes, alpha=alpha)
+    changes, tested, suite = behaviour_changes(base_run, current, suite_changes, alpha=alpha)
     attribution = attribute(
         base_run,
         current,
@@ -201,6 +201,7 @@ def _compare(
         changes=changes,
         regressions=sum(1 for c in comparisons if c.regression),
         edit_words=[_edit_words(c) for c in suite_changes],
+        suite_answers_moved=suite is not None and suite.beyond_known_shifts,
     )
     return DriftReport(
         suite_name=current.suite_name,
@@ -224,12 +225,14 @@ def _compare(
         aborted=current.aborted,
         adaptive=record is not None,
         confirmation_requests=record.confirmation_requests if record is not None else 0,
+        behaviour_requests=record.behaviour_requests if record is not None else 0,
         thin_baseline=_thin_baseline(base_run.samples, current.samples)
         if record is not None
         else None,
         recommended_baseline_samples=DEFAULT_BASELINE_SAMPLES,
         behaviour_changes=changes,
         behaviour_tested=tested,
+        behaviour_suite=suite,
         attribution=attribution,
     )
 

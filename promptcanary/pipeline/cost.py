@@ -42,8 +42,12 @@ class RunPlan:
     """Most requests the run can send (an adaptive check confirming every prompt); else
     ``requests``."""
     cost_usd: float | None
-    """Estimated USD for ``requests``; None when no baseline or no price tells."""
+    """Estimated USD for ``expected`` (else ``requests``); None when no baseline or no price
+    tells."""
     cost_note: str = ""
+    expected: int | None = None
+    """An adaptive check: the requests it is expected to send when nothing changed (screening,
+    the probes' confirmation and the answer test's top-up); None for other runs."""
 
     def line(self) -> str:
         """One line for a terminal: ``Plan: 4,500 requests (1,500 prompts x 3) on m, ~$0.12``."""
@@ -51,6 +55,12 @@ class RunPlan:
             f"Plan: {self.requests:,} request(s) ({self.prompts:,} prompt(s) x {self.samples}) "
             f"on {self.model}"
         )
+        if self.expected is not None and self.expected > self.requests:
+            text = (
+                f"Plan: about {self.expected:,} request(s) if nothing changed ({self.prompts:,} "
+                f"prompt(s) x {self.samples} screening, then the probes' confirmation and the "
+                f"answer test's top-up) on {self.model}"
+            )
         if self.most > self.requests:
             text += f", up to {self.most:,} if every prompt needs confirming"
         if self.cost_usd is not None:
@@ -87,6 +97,7 @@ def plan_run(
     count = len(suite.prompts) if prompts is None else prompts
     samples = overrides.samples
     most_per_prompt: int | None = None
+    expected: int | None = None
     if overrides.batch or overrides.batch_id:
         samples = samples if isinstance(samples, int) else None
         samples = samples or (settings.samples if isinstance(settings.samples, int) else 1)
@@ -96,6 +107,7 @@ def plan_run(
         elif baseline is not None:
             samples = settings.screening_samples
             most_per_prompt = settings.screening_samples + settings.confirmation_cap
+            expected = _expected_check(suite, baseline, count)
         else:
             samples = 1
     elif samples is None:
@@ -103,7 +115,11 @@ def plan_run(
     assert isinstance(samples, int)
     requests = count * samples
     _, _, cost, note = estimate_cost(
-        requests, baseline=baseline or priced_by, model=model, pricer=pricer, price=settings.price
+        expected or requests,
+        baseline=baseline or priced_by,
+        model=model,
+        pricer=pricer,
+        price=settings.price,
     )
     return RunPlan(
         model=model,
@@ -113,7 +129,18 @@ def plan_run(
         most=count * most_per_prompt if most_per_prompt is not None else requests,
         cost_usd=cost,
         cost_note=note,
+        expected=expected,
     )
+
+
+def _expected_check(suite: CanarySuite, baseline: BaselineSnapshot, prompts: int) -> int:
+    """Requests an unchanged ``samples: auto`` check sends (core.verdict.planning)."""
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
+    from promptcanary.core.verdict.planning import expected_check_requests
+
+    policy = AdaptivePolicy.from_settings(suite.settings)
+    per_prompt = expected_check_requests(policy, baseline=baseline.run_result).total
+    return round(per_prompt * prompts)
 
 
 @dataclass(frozen=True)

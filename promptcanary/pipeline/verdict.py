@@ -68,8 +68,9 @@ class GatePolicy:
     """Fail when canary.yaml gained, lost or edited prompts or probes since the baseline (so a
     pull request that edits the suite must promote a new baseline)."""
     fail_on_behaviour_change: bool = False
-    """Fail when the answers of some prompt changed although every probe held (a behaviour
-    change is severity low and is only reported otherwise)."""
+    """Fail when the answers changed (a named prompt, or the suite-level answer test) although
+    every probe held, whatever ``fail_on_severity`` says (a behaviour change is severity low:
+    ``fail_on_severity="low"`` fails on it too)."""
 
     def __post_init__(self) -> None:
         value = self.fail_on_severity
@@ -117,7 +118,13 @@ def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None
 
 
 def over_threshold(report: DriftReport, fail_on_severity: str | None) -> bool:
-    """True when the report has drift at or over ``fail_on_severity`` (never with None/"never")."""
-    if fail_on_severity is None or fail_on_severity.lower() == "never" or not report.has_drift:
+    """True when the report's severity is at or over ``fail_on_severity`` (never with
+    None/"never"). One rule: a behaviour change that every report calls "severity low" fails
+    ``low`` like any other low drift."""
+    from promptcanary.core.models import DriftSeverity
+
+    if fail_on_severity is None or fail_on_severity.lower() == "never":
+        return False
+    if report.severity == DriftSeverity.NONE:
         return False
     return report.severity.at_least(fail_on_severity.lower())

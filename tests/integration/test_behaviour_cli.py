@@ -145,13 +145,19 @@ def _ids(project: Path, texts: list[str]) -> set[str]:
 
 
 def test_paraphrase_noise_raises_no_alarm(project: Path, recorded: Path) -> None:
-    proc, drift = baseline_then_check(project, script(), lambda s: s.reseed(7), recorded=recorded)
+    # One check: the rate (about 5 %, and per committed baseline) is benchmarks/behaviour_e2e.py's.
+    proc, drift = baseline_then_check(project, script(), lambda s: s.reseed(11), recorded=recorded)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert drift["behaviour_changes"] == []
+    assert drift["behaviour_suite"] is not None and not drift["behaviour_suite"]["changed"]
     assert drift["attribution"]["who_changed"] == "neither"
     md = (project / "drift.md").read_text(encoding="utf-8")
-    assert md.splitlines()[0].endswith("· who changed: neither")
+    assert md.splitlines()[0].endswith("· who changed: no change detected")
     assert "Behaviour changes" not in md
+    assert "Answer test across the suite: no change detected" in md
+    # The plan line counted the top-up: an unchanged check sends what it announced, roughly.
+    plan = next(x for x in proc.stderr.splitlines() if x.startswith("Plan: about "))
+    assert "the answer test's top-up" in plan
 
 
 def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_shifted_ones(
@@ -214,7 +220,35 @@ def test_a_served_model_change_is_attributed_to_the_provider(project: Path, reco
     assert attribution["who_changed"] == "model" and attribution["identity_changed"]
     assert attribution["fingerprints"] == [["fp_test"], ["fp_new"]]
     assert "the provider changed the model behind openai/fake" in attribution["sentence"]
+    assert "fingerprint" not in attribution["sentence"]  # a note, not the evidence
+    assert "backend configuration changed" in attribution["notes"][0]
     assert "Who changed: the model" in proc.stdout
+
+
+def test_a_new_fingerprint_alone_is_no_model_change(project: Path, recorded: Path) -> None:
+    def rotate(s: AnswerScript) -> None:
+        s.reseed(11)
+        s.fingerprint = "fp_next_session"
+
+    proc, drift = baseline_then_check(project, script(), rotate, recorded=recorded)
+    assert proc.returncode == 0
+    attribution = drift["attribution"]
+    assert attribution["who_changed"] == "neither" and not attribution["identity_changed"]
+    assert "Model identity changed" not in (project / "drift.html").read_text(encoding="utf-8")
+    assert "Note: backend configuration changed" in proc.stdout
+
+
+def test_a_temperature_edit_is_the_suite_s_change(project: Path, recorded: Path) -> None:
+    def warm(s: AnswerScript) -> None:
+        s.reseed(11)
+        text = suite_yaml().replace("samples: auto\n", "samples: auto\ntemperature: 0.7\n")
+        (project / "canary.yaml").write_text(text, encoding="utf-8")
+
+    proc, drift = baseline_then_check(project, script(), warm, recorded=recorded)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    attribution = drift["attribution"]
+    assert attribution["who_changed"] == "suite"
+    assert attribution["settings_changes"] == ["temperature 0 → 0.7"]
 
 
 def test_a_suite_edit_is_attributed_to_the_repository(project: Path, recorded: Path) -> None:
@@ -266,16 +300,16 @@ def test_plan_states_what_the_answer_test_detects(project: Path) -> None:
     proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Behaviour changes"))
-    # samples: auto: every prompt's screening answers topped up, against the whole 30-sample
-    # baseline, at alpha over the 20 prompts (Holm's first step).
+    # samples: auto: a changed prompt's screening answers topped up, against the whole 30-sample
+    # baseline, at alpha / 2 over the 20 prompts (Holm's first step beside the suite-level test).
     from promptcanary.core.behaviour import TOPUP_SAMPLES
 
     expected = f"{TOPUP_SAMPLES} answers (the screening's topped up) against 30 baseline answers"
     assert expected in line
-    assert "tested at 0.0025:" in line
+    assert "tested at 0.0013:" in line
     assert "% of answers (or more) is caught" in line
     fixed = suite_yaml().replace("samples: auto", "samples: 20")
     (project / "canary.yaml").write_text(fixed, encoding="utf-8")
     proc = run_cli("plan", "--effect", "0.3", "-c", "canary.yaml", cwd=project)
     assert "Behaviour changes (answer test): " in proc.stdout
-    assert " answers against " in proc.stdout and "tested at 0.0025" in proc.stdout
+    assert " answers against " in proc.stdout and "tested at 0.0013" in proc.stdout

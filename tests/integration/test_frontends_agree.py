@@ -137,10 +137,15 @@ def test_a_suite_edit_is_not_drift_for_either_front_end_unless_asked(
     assert "prompt author removed" in body and "Not present" not in body
 
 
-@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize(
+    ("severity", "strict", "fails"),
+    [("medium", False, False), ("medium", True, True), ("low", False, True)],
+)
 def test_a_behaviour_change_fails_either_front_end_only_when_asked(
-    world: World, strict: bool
+    world: World, severity: str, strict: bool, fails: bool
 ) -> None:
+    # One rule: a behaviour change is severity low, so --fail-on-severity low fails on it;
+    # --fail-on-behaviour-change fails on it whatever the severity threshold.
     suite = world.runner.workspace / "canary.yaml"
     suite.write_text(
         TOLERANT_SUITE.replace("name: support-bot\n", "name: support-bot\nsamples: 8\n"),
@@ -152,17 +157,18 @@ def test_a_behaviour_change_fails_either_front_end_only_when_asked(
         "Sure! Great question. The capital of France is Paris. Would you like to know more?"
     )
     flags = ["--fail-on-behaviour-change"] if strict else []
-    assert run_cli(world, "compare", "--fail-on-severity", "low", *flags) == (1 if strict else 0)
+    assert run_cli(world, "compare", "--fail-on-severity", severity, *flags) == int(fails)
     inputs = {
-        "fail-on-severity": "low",
+        "fail-on-severity": severity,
         "fail-on-behaviour-change": "true" if strict else "false",
     }
     run = world.run("pull_request", load_event("pull_request.opened"), **inputs)
-    expected = ("failed", 1) if strict else ("passed", 0)
+    expected = ("failed", 1) if fails else ("passed", 0)
     assert (run.outputs["result"], run.returncode) == expected
     body = world.bot_comments()[0]["body"]
     assert "who changed: the model" in body.split("\n")[1]
     assert "### Behaviour changes (1)" in body
+    assert "sk-test" not in body  # a key never reaches a report, settings compared or not
 
 
 def test_a_watch_says_the_provider_changed_the_model_and_since_when(world: World) -> None:

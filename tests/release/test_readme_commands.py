@@ -51,6 +51,8 @@ def test_the_golden_regeneration_command_names_every_golden_test() -> None:
     for path in tests:
         text = path.read_text(encoding="utf-8")
         assert '"golden"' not in text and "'golden'" not in text, path
+
+
 def test_the_try_it_installs_the_checkout_and_compares_the_gpt4_example() -> None:
     command = _readme_block("## Try it: GPT-4's real drift")
     install, _, compare = command.partition(" && ")

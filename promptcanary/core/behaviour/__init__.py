@@ -4,7 +4,10 @@
   answers (string kernel in :mod:`.features`, test in :mod:`.mmd`); :func:`adjust` — the
   correction across prompts (the probe verdicts' discreteness-aware Benjamini–Hochberg, or Holm's
   step-down, which ``compare`` uses).
-* :mod:`.adaptive` — the schemes for ``samples: auto`` (top-up, which it uses; selective).
+* :func:`suite_test` — every prompt's test, the pooled suite-level test and the decision
+  (:func:`decide`: pooled at alpha / 2, Holm at alpha / 2 or alpha once the pooled test rejected).
+* :mod:`.groups` — near-duplicate answers grouped before every test (:data:`TAU`).
+* :mod:`.adaptive` — the gated top-up of ``samples: auto`` (:func:`needs_topup`).
 * :func:`describe_change` — modes that appeared or vanished, named properties that moved, a word
   diff of a typical old and new answer, bullet lines and a one-line summary.
 * :func:`detectable_share` / :func:`detectable_effect` — what ``plan`` can promise.
@@ -16,15 +19,13 @@ explains the test, its parameters and its measured limits.
 from __future__ import annotations
 
 from promptcanary.core.behaviour.adaptive import (
-    CONFIRMATION_SAMPLES,
-    SCREEN_ALPHA,
+    GATE_P,
     SCREEN_PERMUTATIONS,
     SCREENING_SAMPLES,
     TOPUP_SAMPLES,
-    confirm,
-    needs_confirmation,
+    gate,
+    needs_topup,
     screen,
-    split_baseline,
 )
 from promptcanary.core.behaviour.describe import (
     BehaviourDescription,
@@ -32,6 +33,7 @@ from promptcanary.core.behaviour.describe import (
     describe_change,
 )
 from promptcanary.core.behaviour.diff import DiffSegment, typical_pair, word_diff
+from promptcanary.core.behaviour.groups import TAU, leader_groups
 from promptcanary.core.behaviour.mmd import (
     DEFAULT_PERMUTATIONS,
     MIN_EFFECT,
@@ -43,31 +45,53 @@ from promptcanary.core.behaviour.mmd import (
 )
 from promptcanary.core.behaviour.modes import Mode
 from promptcanary.core.behaviour.power import detectable_effect, detectable_share
+from promptcanary.core.behaviour.suite import (
+    POOLED_PERMUTATIONS,
+    PooledTest,
+    PromptAnswers,
+    SuiteDecision,
+    SuiteTest,
+    decide,
+    holm,
+    pooled_test,
+    prompt_seed,
+    suite_test,
+)
 
 __all__ = [
-    "CONFIRMATION_SAMPLES",
     "DEFAULT_PERMUTATIONS",
+    "GATE_P",
     "MIN_EFFECT",
+    "POOLED_PERMUTATIONS",
     "SCREENING_SAMPLES",
-    "SCREEN_ALPHA",
     "SCREEN_PERMUTATIONS",
+    "TAU",
     "TOPUP_SAMPLES",
     "AnswerTest",
     "BehaviourDescription",
     "DiffSegment",
     "Mode",
+    "PooledTest",
+    "PromptAnswers",
     "PropertyChange",
+    "SuiteDecision",
+    "SuiteTest",
     "adjust",
     "answer_test",
-    "confirm",
+    "decide",
     "describe_change",
     "detectable_effect",
     "detectable_share",
     "flag",
-    "needs_confirmation",
+    "gate",
+    "holm",
+    "leader_groups",
+    "needs_topup",
     "permutations_for",
+    "pooled_test",
+    "prompt_seed",
     "screen",
-    "split_baseline",
+    "suite_test",
     "typical_pair",
     "word_diff",
 ]

@@ -84,13 +84,14 @@ def describe_change(baseline: Sequence[str], current: Sequence[str]) -> Behaviou
     modes = tuple(find_modes(baseline, current, example_chars=EXAMPLE_CHARS))
     found = tuple(_property_changes(baseline, current)) if baseline and current else ()
     old, new = typical_pair(baseline, current)
-    lines = tuple([_mode_line(m) for m in modes] + [p.line for p in found])
+    sizes = (len(baseline), len(current))
+    lines = tuple([_mode_line(m, sizes) for m in modes] + [p.line for p in found])
     # The summary names what breaks things first (refusal, language, JSON, fences), then the
     # biggest mode, then the remaining properties.
     ranked = _by_priority(found)
     urgent = [p.short for p in ranked if p.name in _URGENT]
     rest = [p.short for p in ranked if p.name not in _URGENT]
-    shorts = urgent + [_mode_short(m) for m in modes[:1]] + rest
+    shorts = urgent + [_mode_short(m, sizes) for m in modes[:1]] + rest
     if shorts:
         summary = "Answers changed: " + "; ".join(shorts[:2]) + "."
     else:
@@ -109,20 +110,20 @@ def describe_change(baseline: Sequence[str], current: Sequence[str]) -> Behaviou
 # ── Modes ────────────────────────────────────────────────────────────────────────────────────
 
 
-def _mode_line(mode: Mode) -> str:
+def _mode_line(mode: Mode, sizes: tuple[int, int]) -> str:
     verb = "opens" if mode.edge == "opening" else "ends"
-    now, was = _pct(mode.current_share), _pct(mode.baseline_share)
+    now, was = _of(mode.current_share, sizes[1]), _of(mode.baseline_share, sizes[0])
     phrase = _phrases(mode)
     if mode.change == "appeared":
-        return f"now {verb} with {phrase} in {now} of answers (was {was}); e.g. “{mode.example}”"
-    return f"no longer {verb} with {phrase}: {now} of answers (was {was}); e.g. “{mode.example}”"
+        return f"now {verb} with {phrase} in {now} answers (was {was}); e.g. “{mode.example}”"
+    return f"no longer {verb} with {phrase}: {now} answers (was {was}); e.g. “{mode.example}”"
 
 
-def _mode_short(mode: Mode) -> str:
+def _mode_short(mode: Mode, sizes: tuple[int, int]) -> str:
     verb = "opens" if mode.edge == "opening" else "ends"
     if mode.change == "appeared":
-        return f"now {verb} with “{mode.phrase}” in {_pct(mode.current_share)} of answers"
-    return f"no longer {verb} with “{mode.phrase}” ({_pct(mode.baseline_share)} before)"
+        return f"now {verb} with “{mode.phrase}” in {_of(mode.current_share, sizes[1])} answers"
+    return f"no longer {verb} with “{mode.phrase}” ({_of(mode.baseline_share, sizes[0])} before)"
 
 
 def _phrases(mode: Mode) -> str:
@@ -164,8 +165,9 @@ def _property_changes(baseline: Sequence[str], current: Sequence[str]) -> list[P
     for name, label, test in _SHARES:
         b, c = _share(baseline, test), _share(current, test)
         if abs(c - b) >= MIN_SHARE_CHANGE:
-            line = f"{label} in {_pct(c)} of answers (was {_pct(b)})"
-            found.append(PropertyChange(name, b, c, line, f"{label} {_pct(b)} → {_pct(c)}"))
+            now, was = _of(c, len(current)), _of(b, len(baseline))
+            line = f"{label} in {now} answers (was {was})"
+            found.append(PropertyChange(name, b, c, line, f"{label} {was} → {now}"))
     refusal = _refusal_change(baseline, current)
     if refusal:
         found.append(refusal)
@@ -198,8 +200,9 @@ def _refusal_change(baseline: Sequence[str], current: Sequence[str]) -> Property
     phrases = [p for p in (c_phrases if c > b else b_phrases) if p]
     phrase = Counter(phrases).most_common(1)[0][0]
     verb = "refuses" if c > b else "stopped refusing"
-    line = f"{verb}: refusals in {_pct(c)} of answers (was {_pct(b)}), e.g. “{phrase}”"
-    return PropertyChange("refusal", b, c, line, f"refusals {_pct(b)} → {_pct(c)}")
+    now, was = _of(c, len(current)), _of(b, len(baseline))
+    line = f"{verb}: refusals in {now} answers (was {was}), e.g. “{phrase}”"
+    return PropertyChange("refusal", b, c, line, f"refusals {was} → {now}")
 
 
 def _language_change(baseline: Sequence[str], current: Sequence[str]) -> PropertyChange | None:
@@ -218,8 +221,8 @@ def _language_change(baseline: Sequence[str], current: Sequence[str]) -> Propert
         return None
     b_text, c_text = f"{b_lang} {_pct(b_share)}", f"{c_lang} {_pct(c_share)}"
     line = (
-        f"language: {c_lang} in {_pct(c_share)} of answers "
-        f"(was {b_lang} in {_pct(b_share)}, now {_pct(c_of_b)})"
+        f"language: {c_lang} in {_of(c_share, len(current))} answers "
+        f"(was {b_lang} in {_of(b_share, len(baseline))}, now {_of(c_of_b, len(current))})"
     )
     return PropertyChange("language", b_text, c_text, line, f"now answers in {c_lang}")
 
@@ -243,3 +246,9 @@ def _share(answers: Sequence[str], test: Callable[[str], bool]) -> float:
 
 def _pct(share: float) -> str:
     return f"{round(100 * share)} %"
+
+
+def _of(share: float, n: int) -> str:
+    """A share as the count it was measured on: ``7 of 12`` (12 answers carry little precision,
+    and a percentage would hide how few they are)."""
+    return f"{round(share * n)} of {n}"

@@ -15,7 +15,7 @@ sum of four cosine similarities, ``k(x, x) = 1`` and ``0 <= k <= 1``:
   know if…") sit there.
 * **shape** — one-hot attributes: length bucket (words, ×1.5 steps), paragraph count, code fence,
   list lines, Markdown headings or bold, JSON (pure / inside prose / none), share of non-ASCII
-  letters, ends with a question. Two answers' shape similarity is the share of attributes they
+  letters, ends with a question, indented code. Measured on the whole answer (its length too). Two answers' shape similarity is the share of attributes they
   agree on.
 
 Why a hashed n-gram spectrum and not the Hamming kernel of the Model Equality Testing paper: the
@@ -68,8 +68,10 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\s*\n\s*")
 
 _JSON_SLOTS = {"none": 0, "pure": 1, "fenced": 2, "in_prose": 2}
-# Shape attributes: each one-hot group gets this many slots.
-_SHAPE_SLOTS = (16, 6, 2, 2, 2, 3, 4, 2)
+# Shape attributes: each one-hot group gets this many slots. Length buckets grow ×1.5 each, so
+# 20 of them tell answers apart up to about 2,200 words (16 stopped at about 440: every longer
+# answer looked the same length).
+_SHAPE_SLOTS = (20, 6, 2, 2, 2, 3, 4, 2, 3)
 
 
 def cap(text: str) -> str:
@@ -92,7 +94,10 @@ def featurise(answers: Sequence[str]) -> list[NDArray[np.float64]]:
         _ngram_block([normalise(a) for a in capped], n=4, salt=1),
         _ngram_block([first for first, _ in edges], n=3, salt=2, bits=EDGE_BUCKETS_BITS),
         _ngram_block([last for _, last in edges], n=3, salt=3, bits=EDGE_BUCKETS_BITS),
-        _shape_block(capped),
+        # The shape is measured on the whole answer: a long answer that gets longer in the
+        # middle keeps its edges, not its length (regular expressions over the text are cheap;
+        # only the n-gram blocks must not grow with it).
+        _shape_block(answers),
     ]
 
 
@@ -119,7 +124,9 @@ def grams(blocks: Sequence[NDArray[np.float64]]) -> list[NDArray[np.float64]]:
     # einsum, not ``b @ b.T``: for matrices this small, BLAS's thread pool costs more than the
     # product (measured on a loaded 2-core machine: 3.1 ms of CPU per matrix against 0.4 ms);
     # float32 halves that again, and similarities need no more than 7 digits.
-    return [np.einsum("ik,jk->ij", b, b).astype(np.float64) for b in blocks]
+    # Rounded to 6 digits: float32 sums differ in their last bits with the memory layout (a
+    # prompt featurised alone or in a batch), and the tests count ties exactly.
+    return [np.round(np.einsum("ik,jk->ij", b, b).astype(np.float64), 6) for b in blocks]
 
 
 def combined(kernels: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
@@ -186,12 +193,33 @@ def _shape_slots(text: str) -> list[int]:
         _json_kind(stripped),
         min(int(non_ascii * 4), 3),  # 0, ≥ .25, ≥ .5, ≥ .75 extra bytes per char
         int(stripped.endswith("?")),
+        code_indentation(text),
     )
     slots, offset = [], 0
     for value, width in zip(values, _SHAPE_SLOTS):
         slots.append(offset + value)
         offset += width
     return slots
+
+
+def code_lines(text: str) -> list[str]:
+    """The lines inside code fences (what whitespace collapsing would destroy)."""
+    inside, lines = False, []
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            inside = not inside
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+def code_indentation(text: str) -> int:
+    """0 = no code fence, 1 = fenced code without indented lines, 2 = with indented lines.
+    Whitespace joined to one space makes every answer look alike to the n-gram blocks; this
+    attribute is where code that lost its indentation shows."""
+    if not _FENCE.search(text):
+        return 0
+    return 2 if any(line[:1] in (" ", "\t") for line in code_lines(text)) else 1
 
 
 def _json_kind(stripped: str) -> int:

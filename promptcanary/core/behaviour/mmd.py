@@ -28,8 +28,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
+
+from promptcanary.core.behaviour.groups import TAU
+from promptcanary.core.behaviour.space import AnswerSpace, Prepared
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,7 +78,8 @@ class AnswerTest:
     n_current: int
     """Current answers tested."""
     testable: bool
-    """False when a side has fewer than 2 answers or every answer is the same text."""
+    """False when a side has fewer than 2 answers or every answer is in one group (the same
+    text, or near-duplicates of it: :mod:`.groups`)."""
     min_p_value: float
     """Smallest p-value these answers could give under any split (estimated from the
     permutations: the share of them that reach the largest statistic seen); 1.0 when not
@@ -84,6 +87,14 @@ class AnswerTest:
     permutations: int
     """Permutations used: all of them, or fewer when the p-value was already above a stage's
     bound (:data:`STAGES`; 0 when not testable)."""
+    novel: int = 0
+    """Current answers unlike every baseline answer (no baseline answer in their group)."""
+    expected_novel: float = 0.0
+    """How many of them to expect under no change (Good–Turing: the current count times the
+    share of baseline answers whose group occurs once among them)."""
+    known_shift: bool = False
+    """The most frequent current answer is one the baseline holds (its group has a baseline
+    answer): if the prompt moved, it moved among answers the baseline already has."""
 
 
 def answer_test(
@@ -92,56 +103,39 @@ def answer_test(
     *,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
+    tau: float = TAU,
+    space: AnswerSpace | None = None,
 ) -> AnswerTest:
-    """Permutation MMD test of ``current`` answers against ``baseline`` answers.
+    """Permutation test of ``current`` answers against ``baseline`` answers.
 
-    Deterministic for a given ``seed``. Answers are compared after lowercasing and joining
-    whitespace; only their first 1,500 and last 500 characters count.
+    Near-duplicates are grouped first (:mod:`.groups`, similarity ``tau``); the statistic is the
+    largest standardised view of :data:`~promptcanary.core.behaviour.space.VIEWS`. Deterministic
+    for a given ``seed``; give each prompt of a suite its own. ``space`` reuses the features of
+    a prompt's answers across its tests (it must hold every answer given here).
     """
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")
     n, m = len(baseline), len(current)
     if n < 2 or m < 2:
         return _untestable(n, m)
-    from promptcanary.core.behaviour.features import featurise, grams, normalise
-
-    pooled = [*baseline, *current]
-    # Each distinct text is featurised once (a paraphrasing model repeats its wordings), and
-    # the kernel matrices are expanded back to one row per answer.
-    distinct = list(dict.fromkeys(pooled))
-    if len({normalise(a) for a in distinct}) == 1:
+    if space is None:
+        space = AnswerSpace([*baseline, *current])
+    prepared = space.prepare(baseline, current, tau=tau)
+    if prepared is None:
         return _untestable(n, m)
-    kernels = grams(featurise(distinct))
-    if len(distinct) < len(pooled):
-        import numpy as np
-
-        where = {a: i for i, a in enumerate(distinct)}
-        index = np.fromiter((where[a] for a in pooled), dtype=np.intp, count=len(pooled))
-        kernels = [k[np.ix_(index, index)] for k in kernels]
-    return test_kernels(kernels, n, permutations=permutations, seed=seed)
+    return test_prepared(prepared, permutations=permutations, seed=seed)
 
 
-def test_kernels(
-    kernels: Sequence[NDArray[np.float64]],
-    n: int,
-    *,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = 0,
+def test_prepared(
+    prepared: Prepared, *, permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0
 ) -> AnswerTest:
-    """The test on precomputed kernel matrices (one per feature block) whose first ``n`` rows
-    are the baseline's."""
-    import numpy as np
-
-    from promptcanary.core.behaviour.features import combined
-
-    total = kernels[0].shape[0]
-    m = total - n
+    """The test of answers already grouped (:meth:`AnswerSpace.prepare`)."""
+    n, m = prepared.n, prepared.m
     if n < 2 or m < 2:
         return _untestable(n, m)
-    observed_a = np.concatenate([np.full(n, 1.0 / n), np.full(m, -1.0 / m)])
-    drawn = _assignments(n, m, permutations, seed)
+    observed_a = prepared.observed()
     used = min(permutations, STAGES[0][0])
-    result = _permutation_p(kernels, observed_a, drawn[:used])
+    result = _permutation_p(prepared, used, seed)
     if result is None:
         return _untestable(n, m)  # every split looks the same: nothing can differ
     # Early stop (STAGES): a prompt whose p-value over the permutations so far is above the
@@ -155,59 +149,68 @@ def test_kernels(
         if used >= permutations or p_value > bound:
             break
         used = min(permutations, size)
-        result = _permutation_p(kernels, observed_a, drawn[:used])
+        result = _permutation_p(prepared, used, seed)
         assert result is not None  # more splits of the same answers: still not all alike
         p_value, min_p = result
-    k = combined(kernels)
+    k = prepared.expanded()
     return AnswerTest(
         p_value=float(p_value),
         statistic=max(0.0, float(observed_a @ k @ observed_a)),
-        effect=_effect(k, n),
+        effect=effect(k, n),
         n_baseline=n,
         n_current=m,
         testable=True,
         min_p_value=float(min_p),
         permutations=used,
+        novel=prepared.novel_current(),
+        expected_novel=prepared.expected_novel(),
+        known_shift=prepared.current_mode_known(),
     )
 
 
-def _permutation_p(
-    kernels: Sequence[NDArray[np.float64]],
-    observed_a: NDArray[np.float64],
-    drawn: NDArray[np.float64],
-) -> tuple[float, float] | None:
-    """(p-value, smallest attainable p-value) over the observed split and ``drawn``; None when
+def standardised_max(stats: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """Per split, the largest view after standardising each view over the splits; None when
     every split gives the same statistics."""
     import numpy as np
 
-    a = np.vstack([observed_a, drawn])
-    # Row 0 is the observed split, rows 1.. the permutations: MMD² per kernel and split.
-    # Rounding makes splits that differ only by float noise (tied answers) tie exactly.
-    # einsum instead of ``a @ k``: single-threaded, no BLAS thread pool (see features.grams).
-    stats = np.stack([(np.einsum("pi,ij->pj", a, k) * a).sum(axis=1) for k in kernels])
-    stats = np.round(stats, 12)
     if not stats.any():
         return None
-    # Each kernel's statistic standardised over the splits (its mean and spread there), then
-    # the largest over kernels: a preamble shows in the opening kernel, an added paragraph in
-    # the content kernel, and the maximum picks whichever moved (MMDAgg-style aggregation,
-    # Schrab et al. 2023). The standardisation is a symmetric function of the splits, so the
-    # observed split stays exchangeable with the permuted ones and the p-value exact. (Ranks
-    # instead of z-scores would tie at the top — one split per kernel — and floor the p-value
-    # at kernels / (P + 1).)
+    # Each view's statistic standardised over the splits (its mean and spread there), then
+    # the largest over views: a preamble shows in the opening kernel, an added paragraph in
+    # the content kernel, one new answer among three in the novelty, and the maximum picks
+    # whichever moved (MMDAgg-style aggregation, Schrab et al. 2023). The standardisation is a
+    # symmetric function of the splits, so the observed split stays exchangeable with the
+    # permuted ones and the p-value exact. (Ranks instead of z-scores would tie at the top —
+    # one split per view — and floor the p-value at views / (P + 1).)
     spread = stats.std(axis=1, keepdims=True)
     z = (stats - stats.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, np.inf)
-    best = np.round(z.max(axis=0), 9)
-    splits = a.shape[0]
+    best: NDArray[np.float64] = np.round(z.max(axis=0), 9)
+    return best
+
+
+def _permutation_p(prepared: Prepared, used: int, seed: int) -> tuple[float, float] | None:
+    """(p-value, smallest attainable p-value) over the observed split and the first ``used``
+    seeded splits; None when every split gives the same statistics."""
+    import numpy as np
+
+    # Column 0 is the observed split, columns 1.. the permutations.
+    best = standardised_max(prepared.split_statistics(used, seed))
+    if best is None:
+        return None
+    splits = best.shape[0]
     return (
         float(np.count_nonzero(best >= best[0]) / splits),
         float(np.count_nonzero(best >= best.max()) / splits),
     )
 
 
-def _effect(k: NDArray[np.float64], n: int) -> float:
-    kbb, kcc, kbc = k[:n, :n], k[n:, n:], k[:n, n:]
+def effect(k: NDArray[np.float64], n: int) -> float:
+    """``sqrt(max(0, MMD²_u) / (mean k_bb + mean k_cc))`` of the kernel ``k`` whose first ``n``
+    rows are the baseline's (0 when a side has fewer than two answers)."""
     m = k.shape[0] - n
+    if n < 2 or m < 2:
+        return 0.0
+    kbb, kcc, kbc = k[:n, :n], k[n:, n:], k[:n, n:]
     within_b = (kbb.sum() - kbb.trace()) / (n * (n - 1))
     within_c = (kcc.sum() - kcc.trace()) / (m * (m - 1))
     mmd2_u = within_b + within_c - 2 * kbc.mean()
@@ -215,19 +218,6 @@ def _effect(k: NDArray[np.float64], n: int) -> float:
     if mmd2_u <= 0 or scale <= 0:
         return 0.0
     return float(min(1.0, math.sqrt(mmd2_u / scale)))
-
-
-@lru_cache(maxsize=64)
-def _assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.float64]:
-    """``permutations`` × ``n + m`` matrix: row r holds 1/n at the answers permutation r calls
-    baseline and −1/m at the others. Read-only; shared by every test of the same shape."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    base = np.concatenate([np.full(n, 1.0 / n), np.full(m, -1.0 / m)])
-    a: NDArray[np.float64] = rng.permuted(np.tile(base, (permutations, 1)), axis=1)
-    a.setflags(write=False)
-    return a
 
 
 def _untestable(n: int, m: int) -> AnswerTest:

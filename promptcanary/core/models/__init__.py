@@ -14,6 +14,7 @@ from promptcanary.core.models.behaviour import (
     Attribution,
     BehaviourChange,
     BehaviourMode,
+    BehaviourSuite,
     DiffSegment,
     PropertyMove,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "BaselineSnapshot",
     "BehaviourChange",
     "BehaviourMode",
+    "BehaviourSuite",
     "CanaryPrompt",
     "CanaryRunResult",
     "ConfirmedPair",

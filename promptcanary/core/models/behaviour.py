@@ -11,8 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: :attr:`Attribution.who_changed` values.
-WhoChanged = Literal["suite", "model", "both", "neither"]
+#: :attr:`Attribution.who_changed` values ("neither": no change detected on either side;
+#: "unclear": answers moved only among ones the baseline already holds, nothing else moved).
+WhoChanged = Literal["suite", "model", "both", "neither", "unclear"]
 
 
 class BehaviourMode(BaseModel):
@@ -70,14 +71,21 @@ class BehaviourChange(BaseModel):
     p_value: float
     """p-value of the answer test (permutation test on the answer texts)."""
     p_adjusted: float
-    """p-value adjusted for testing every prompt (Benjamini–Hochberg); the change is reported
-    when this is below the suite's ``alpha``."""
+    """p-value adjusted for testing every prompt: the smallest ``alpha`` at which the answer
+    test names this prompt (Holm's step-down beside the suite-level test,
+    :class:`BehaviourSuite`); the change is reported when this is at most the suite's
+    ``alpha``."""
     effect: float
     """How different the two sets of answers are, 0 (alike) to 1 (nothing in common)."""
     baseline_samples: int
     """Baseline answers tested."""
     current_samples: int
     """Current answers tested (for an adaptive run: the screening's topped up)."""
+    novel: int = 0
+    """Current answers unlike every baseline answer (near-duplicates count as the same)."""
+    known_shift: bool = False
+    """The typical current answer is one the baseline already holds: the answers shifted among
+    ones the baseline has (a new baseline draw could show the same), not to new ones."""
     summary: str = ""
     """One sentence: what moved."""
     lines: list[str] = Field(default_factory=list)
@@ -90,14 +98,52 @@ class BehaviourChange(BaseModel):
     """Word diff of a typical baseline answer against a typical current one."""
 
 
+class BehaviourSuite(BaseModel):
+    """The suite-level answer test: one pooled test over every tested prompt's answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    p_value: float
+    """Permutation p-value of the pooled test (answers permuted within each prompt)."""
+    level: float
+    """The level it is tested at: half the suite's ``alpha`` (the other half is Holm's)."""
+    changed: bool
+    """``p_value`` is at most ``level``: the answers across the suite moved."""
+    effect: float
+    """Mean effect (0–1) over the pooled prompts with at least two answers a side."""
+    prompts: int
+    """Prompts pooled."""
+    answers: int
+    """Current answers pooled (an adaptive run: the screening answers)."""
+    novel: int
+    """Of those, answers unlike every baseline answer of their prompt."""
+    expected_novel: float
+    """How many of those to expect under no change (Good–Turing)."""
+    holm_level: float
+    """The level the per-prompt tests were corrected at (Holm): ``alpha`` once the pooled test
+    rejected, else half of it."""
+    prompts_tested: int
+    """Prompts tested on their own (the others stayed at their screening, p = 1)."""
+    family: int
+    """Prompts in the answer test's family: the tested ones and those left at their screening."""
+    permutations: int
+    """Permutations of the pooled test."""
+    beyond_known_shifts: bool = False
+    """The pooled test rejects even without the named prompts whose answers only shifted among
+    ones the baseline holds: the evidence that "the model changed" (equal to ``changed`` when
+    no such prompt was named)."""
+
+
 class Attribution(BaseModel):
     """Which side moved since the baseline: the suite (the repository), the model, both, neither."""
 
     model_config = ConfigDict(frozen=True)
 
     who_changed: WhoChanged = "neither"
-    """suite: canary.yaml changed; model: the model behind the same name changed (its served
-    name or fingerprint differ, or answers moved with no suite edit); both; neither."""
+    """suite: canary.yaml or the request settings changed; model: the model behind the same
+    name changed (a served model name that the baseline's samples rule out, or answers or
+    probes moved with no suite edit); both; neither: no change detected; unclear: answers moved
+    only among ones the baseline already holds."""
     sentence: str = ""
     """The attribution in one sentence, the first line of every report."""
     suite_edits: list[str] = Field(default_factory=list)
@@ -107,7 +153,13 @@ class Attribution(BaseModel):
     fingerprints: tuple[list[str], list[str]] = ([], [])
     """System fingerprints the provider reported (baseline, current)."""
     identity_changed: bool = False
-    """The served model name or fingerprint differ from the baseline's."""
+    """A served model name appeared or vanished with enough samples to rule out chance."""
+    settings_changes: list[str] = Field(default_factory=list)
+    """Request settings that differ from the baseline's (temperature, max_tokens, seed, stop,
+    extra parameters), in words: a change on the suite's side."""
+    notes: list[str] = Field(default_factory=list)
+    """Observations that are not evidence of a model change (a new system fingerprint: the
+    backend configuration changed)."""
     behaviour_changes: int = 0
     """Prompts whose answers changed."""
     regressions: int = 0

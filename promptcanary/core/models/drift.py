@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from promptcanary.core.models.behaviour import Attribution, BehaviourChange
+from promptcanary.core.models.behaviour import Attribution, BehaviourChange, BehaviourSuite
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
     ProbeCategory,
@@ -256,7 +256,9 @@ class DriftReport(BaseModel):
     adaptive: bool = False
     """The current run was adaptive (``samples: auto``): screened, then confirmed where needed."""
     confirmation_requests: int = 0
-    """Adaptive runs: extra requests the confirmation cost."""
+    """Adaptive runs: extra requests the probes' confirmation cost."""
+    behaviour_requests: int = 0
+    """Adaptive runs: extra requests the answer test's top-up cost."""
     thin_baseline: tuple[float, float] | None = None
     """Adaptive runs against a baseline with fewer samples than recommended: the chance a prompt
     falling from 90 % to 50 % is caught with this baseline, and with a recommended one."""
@@ -266,6 +268,8 @@ class DriftReport(BaseModel):
     """Prompts whose answers changed (answer-distribution test), most significant first."""
     behaviour_tested: int = 0
     """Prompts whose answers were tested (present and unedited on both sides, not opted out)."""
+    behaviour_suite: BehaviourSuite | None = None
+    """The suite-level answer test (None when no prompt's answers could be compared)."""
     attribution: Attribution | None = None
     """Who changed since the baseline: the suite, the model, both or neither."""
 
@@ -348,11 +352,29 @@ class DriftReport(BaseModel):
             return True
         if self.error_rate > self.max_error_rate:
             return True
-        return bool(self.comparisons) and all(c.inconclusive for c in self.comparisons)
+        # Pairs with too few samples to judge are no verdict, but answers that moved together
+        # across the suite are evidence (a one-sample run against a 30-sample baseline).
+        return (
+            bool(self.comparisons)
+            and all(c.inconclusive for c in self.comparisons)
+            and not self.suite_answers_changed
+        )
 
     @property
     def model_changed(self) -> str | None:
-        """A sentence when the provider's reported model name or fingerprint changed, else None."""
+        """A sentence when the provider serves another model under the same name, else None.
+
+        With an attribution: only a served model name that the baseline's samples rule out by
+        chance (a new system fingerprint alone is the backend configuration, a note). Reports
+        written before attributions existed: the reported names or fingerprints differ."""
+        if self.attribution is not None:
+            a = self.attribution
+            if not a.identity_changed:
+                return None
+            before, after = a.served_models
+            return (
+                f"The provider changed the model: model {', '.join(before)} → {', '.join(after)}."
+            )
         if self.baseline_usage is None or self.current_usage is None:
             return None
         parts = []
@@ -417,13 +439,13 @@ class DriftReport(BaseModel):
     def severity(self) -> DriftSeverity:
         """Heuristic severity rating based on regression count and magnitude.
 
-        NONE: no regressions and no behaviour change; LOW: answers changed on some prompt
-        (:attr:`behaviour_changes`) while every probe held. Otherwise, with rate = regressions / comparable pairs and
+        NONE: no regressions and no behaviour change; LOW: answers changed (some prompt's, or
+        the suite's together: :attr:`behaviour_changed`) while every probe held. Otherwise, with rate = regressions / comparable pairs and
         worst = largest score drop: CRITICAL if rate >= 50 % or worst >= 0.6; HIGH if rate >= 30 %
         or worst >= 0.4; MEDIUM if rate >= 15 % or worst >= 0.2; else LOW.
         """
         if not self.has_drift:
-            return DriftSeverity.LOW if self.behaviour_changes else DriftSeverity.NONE
+            return DriftSeverity.LOW if self.behaviour_changed else DriftSeverity.NONE
         rate, worst = self.regression_rate, self.worst_delta
         # A tiny epsilon keeps 0.6 - 1e-16 style float noise on the documented side of a boundary.
         eps = 1e-9
@@ -437,8 +459,14 @@ class DriftReport(BaseModel):
 
     @property
     def behaviour_changed(self) -> bool:
-        """True when the answers of some prompt changed (answer-distribution test)."""
-        return bool(self.behaviour_changes)
+        """True when the answers changed: some prompt's (answer-distribution test), or the
+        suite's together (:attr:`behaviour_suite`)."""
+        return bool(self.behaviour_changes) or self.suite_answers_changed
+
+    @property
+    def suite_answers_changed(self) -> bool:
+        """True when the suite-level answer test rejected: the answers across the suite moved."""
+        return self.behaviour_suite is not None and self.behaviour_suite.changed
 
     @property
     def who_changed(self) -> str:
@@ -505,12 +533,18 @@ class DriftReport(BaseModel):
             else ""
         )
         n_beh = len(self.behaviour_changes)
-        behaviour = (
-            f" Answers changed on {n_beh} prompt(s) while the probes held (behaviour change, "
-            "severity low)."
-            if n_beh and not self.has_drift
-            else f" Answers also changed on {n_beh} prompt(s)."
+        moved = (
+            f"Answers changed on {n_beh} prompt(s)"
             if n_beh
+            else "Answers across the suite moved (suite-level answer test)"
+            if self.suite_answers_changed
+            else ""
+        )
+        behaviour = (
+            f" {moved} while the probes held (behaviour change, severity low)."
+            if moved and not self.has_drift
+            else f" {moved.replace('Answers ', 'Answers also ', 1)}."
+            if moved
             else ""
         )
         if not self.has_drift:

@@ -365,10 +365,13 @@ class AdaptiveRecord(BaseModel):
     screening_requests: int = 0
     """Requests spent on screening."""
     confirmation_requests: int = 0
-    """Extra requests spent on confirmation."""
+    """Extra requests spent on the probes' confirmation."""
     behaviour_confirmed: list[str] = Field(default_factory=list)
-    """Prompts topped up for the answer test (every testable one: no selection); their
-    screening and confirmation answers together are tested against the baseline's."""
+    """Prompts the answer test tests on their own: those whose screening answers looked moved
+    (topped up) and those the probes' confirmation drew for; their first 12 answers are tested
+    against the baseline's, the other prompts count with p = 1."""
+    behaviour_requests: int = 0
+    """Extra requests spent topping prompts up for the answer test."""
 
     def pairs(self) -> dict[tuple[str, str], ConfirmedPair]:
         """Confirmed pairs by (probe_id, prompt_id)."""

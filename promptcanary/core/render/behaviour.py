@@ -27,7 +27,8 @@ WHO_WORDS = {
     "suite": "who changed: the suite",
     "model": "who changed: the model",
     "both": "who changed: the suite and the model",
-    "neither": "who changed: neither",
+    "neither": "who changed: no change detected",
+    "unclear": "who changed: unclear",
 }
 
 
@@ -68,6 +69,32 @@ def who_sentence(report: DriftReport) -> str | None:
     return one_line(report.attribution.sentence, 500)
 
 
+def suite_verdict(report: DriftReport) -> str | None:
+    """The suite-level answer test in one sentence, with its p-value, level and effect; None
+    when no prompt's answers could be compared."""
+    s = report.behaviour_suite
+    if s is None:
+        return None
+    verdict = "the answers across the suite moved" if s.changed else "no change detected"
+    evidence = (
+        f"pooled permutation test over {s.prompts:,} prompts and {s.answers:,} current answers, "
+        f"p = {_p(s.p_value)} at level {s.level:g}, effect {s.effect:.2f}; {s.novel:,} of "
+        f"{s.answers:,} answers unlike every baseline answer ({s.expected_novel:.1f} expected)"
+    )
+    tested = (
+        f"{s.prompts_tested:,} of {s.family:,} prompts tested on their own, Holm-corrected at "
+        f"{s.holm_level:g}"
+    )
+    return one_line(f"Answer test across the suite: {verdict} ({evidence}). {tested}.", 600)
+
+
+def attribution_notes(report: DriftReport) -> list[str]:
+    """What the attribution noticed that is not evidence of a model change (a new fingerprint)."""
+    if report.attribution is None:
+        return []
+    return [one_line(n, 300) for n in report.attribution.notes]
+
+
 def _view(c: BehaviourChange) -> BehaviourView:
     prompt = one_line(c.prompt_text, 80) if c.prompt_text else ""
     return BehaviourView(
@@ -79,6 +106,11 @@ def _view(c: BehaviourChange) -> BehaviourView:
         evidence=(
             f"p = {_p(c.p_adjusted)} (adjusted), effect {c.effect:.2f}, "
             f"{c.baseline_samples} baseline vs {c.current_samples} current answers"
+            + (
+                "; the answers shifted among ones the baseline already holds"
+                if c.known_shift
+                else ""
+            )
         ),
         bullets=_bullets(c),
         diff=_clipped(c),
@@ -95,8 +127,11 @@ def _bullets(c: BehaviourChange) -> list[str]:
     out = []
     for m in c.modes:
         verb = "new" if m.change == "appeared" else "gone"
+        now = round(m.current_share * c.current_samples)
+        was = round(m.baseline_share * c.baseline_samples)
         line = (
-            f"{verb}: {m.label} — {m.current_share:.0%} of answers now, was {m.baseline_share:.0%}"
+            f"{verb}: {m.label} — {now} of {c.current_samples} answers now, was {was} of "
+            f"{c.baseline_samples}"
         )
         if m.example:
             line += f" (e.g. “{one_line(m.example, _EXAMPLE_CHARS)}”)"

@@ -18,7 +18,9 @@ from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeCompari
 from promptcanary.core.render import fmt
 from promptcanary.core.render.behaviour import (
     BehaviourView,
+    attribution_notes,
     behaviour_views,
+    suite_verdict,
     who_sentence,
     who_short,
 )
@@ -207,6 +209,10 @@ class ReportView:
     """Who changed since the baseline (the suite, the model, both, neither), with evidence."""
     behaviour: list[BehaviourView] = field(default_factory=list)
     """Prompts whose answers changed, most significant first."""
+    behaviour_suite: str | None = None
+    """The suite-level answer test in one sentence (p-value, level, effect)."""
+    notes: list[str] = field(default_factory=list)
+    """What the attribution noticed that is no evidence of a model change."""
 
     @property
     def usage_line(self) -> str:
@@ -232,7 +238,12 @@ def _thresholds(report: DriftReport) -> str:
         f"regression Δ ≥ {report.regression_threshold:g}",
         f"improvement Δ ≥ {report.improvement_threshold:g}",
     ]
-    if not report.single_sample:
+    if report.behaviour_suite is not None or report.behaviour_changes:
+        parts.append(
+            f"α = {report.alpha:g} (probes: Benjamini–Hochberg; answers: Holm beside the "
+            "suite-level test)"
+        )
+    elif not report.single_sample:
         parts.append(f"α = {report.alpha:g} (Benjamini–Hochberg)")
         parts.append(f"min effect {report.min_effect:g}")
     parts.append(f"max error rate {report.max_error_rate:.0%}")
@@ -248,9 +259,11 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     rule = " (single-sample threshold rule)" if report.single_sample and report.comparisons else ""
     words = "No drift" if not report.has_drift else f"{report.severity.value.upper()} drift"
     words += rule
-    if report.behaviour_changed:
+    if report.behaviour_changes:
         n = len(report.behaviour_changes)
         words += f", answers changed on {fmt.plural(n, 'prompt')}"
+    elif report.suite_answers_changed:
+        words += ", answers moved across the suite"
     if report.suite_changed:
         words += ", suite changed"
     # Every report's first line says which side moved (None only for pre-attribution files).
@@ -293,6 +306,11 @@ def _adaptive_note(report: DriftReport) -> str | None:
         f"samples; {fmt.plural(len(confirmed), 'pair')} looked different and went to "
         f"confirmation, costing {report.confirmation_requests:,} extra requests."
     )
+    if report.behaviour_requests:
+        text += (
+            " The answer test drew fresh answers for the prompts whose screening answers looked "
+            f"moved, costing {report.behaviour_requests:,} more."
+        )
     if report.thin_baseline is not None:
         now, rich = report.thin_baseline
         text += (
@@ -408,4 +426,6 @@ def build_report_view(
         # An unmeasurable run says nothing about who changed.
         who=None if report.is_inconclusive else who_sentence(report),
         behaviour=behaviour_views(report),
+        behaviour_suite=None if report.is_inconclusive else suite_verdict(report),
+        notes=attribution_notes(report),
     )

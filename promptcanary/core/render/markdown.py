@@ -158,6 +158,15 @@ def _behaviour_entry(bv: BehaviourView, *, with_diff: bool) -> str:
     return "\n".join(lines)
 
 
+def _behaviour_suite_lines(view: ReportView) -> list[str]:
+    """The suite-level answer test and the attribution's notes (a section of their own)."""
+    lines = []
+    if view.behaviour_suite:
+        lines += [md_text(view.behaviour_suite, 700), ""]
+    lines += [f"_Note: {md_text(note, 300)}_" for note in view.notes]
+    return [*lines, ""] if view.notes else lines
+
+
 def _inline_diff(bv: BehaviourView) -> str:
     # ~~removed~~ **added**: escaped words inside, the marks outside (GitHub needs no space
     # between a mark and its words).
@@ -245,9 +254,10 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
     footer = _footer(view)
     stable = f"**Stable:** {fmt.stable_text(view.counts)}."
     usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
-    b = Budget(
-        budget - sum(len(p) + 2 for p in (header, stable, usage, footer)) - reserve, strict=strict
-    )
+    # The suite-level answer test is one short paragraph every report shows, like the header.
+    suite_lines = _behaviour_suite_lines(view)
+    fixed = [header, stable, usage, footer, *suite_lines]
+    b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve, strict=strict)
 
     regressions = _Regressions(view)
     improvements = _Improvements(view)
@@ -263,8 +273,11 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
     regressions.admit_diffs(b)
 
     out = [header, ""]
-    for section in (regressions, improvements, behaviour, *lists):
+    for section in (regressions, improvements, behaviour):
         out += section.lines()
+    out += suite_lines
+    for listed_section in lists:
+        out += listed_section.lines()
     out += [stable, ""]
     if usage:
         out += [usage, ""]
@@ -408,8 +421,8 @@ class _BehaviourChanges(_Listed):
         gate = (
             ""
             if view.report.has_drift
-            else " A behaviour change is severity low: it fails a check only when asked to "
-            "(`--fail-on-behaviour-change`)."
+            else " A behaviour change is severity low: `--fail-on-severity low` or "
+            "`--fail-on-behaviour-change` fails a check on it."
         )
         super().__init__(
             f"### Behaviour changes ({len(view.behaviour):,}) — answers changed{held}",

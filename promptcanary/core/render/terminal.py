@@ -181,6 +181,15 @@ def _behaviour(console: Console, view: ReportView) -> None:
         )
 
 
+def _behaviour_suite(console: Console, view: ReportView) -> None:
+    """The suite-level answer test, and notes that are no evidence of a model change."""
+    if view.behaviour_suite:
+        moved = view.report.suite_answers_changed
+        console.print(T(view.behaviour_suite, "yellow" if moved else "dim"))
+    for note in view.notes:
+        console.print(T(f"Note: {note}", "dim"))
+
+
 def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) -> None:
     """Print the drift report (or only its one-sentence summary when ``quiet``)."""
     if quiet:
@@ -206,6 +215,7 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
             console.print(Text(f"… {len(view.improvements) - len(shown):,} more", "dim"))
     if view.behaviour:
         _behaviour(console, view)
+    _behaviour_suite(console, view)
     changes = view.report.suite_changes
     if changes:
         console.print(

@@ -69,7 +69,7 @@ def measure_adaptive(
         suite,
         provider,
         replace(options, samples=policy.screening, sample_offset=0),
-        progress=progress,
+        progress=labelled(progress, SCREENING_PURPOSE),
     )
     screening_run = _stamped(screening_run, "screening")
     selected: list[ConfirmedPair] = []
@@ -83,6 +83,9 @@ def measure_adaptive(
     drawn: Counter[str] = Counter()
     spent = [screening_run.usage.cost_usd or 0.0]
 
+    purpose = [CONFIRMATION_PURPOSE]
+    kinds: list[str] = []
+
     def draw(
         prompt_ids: list[str], count: int, offset: int
     ) -> tuple[list[ProbeResult], str | None]:
@@ -93,10 +96,16 @@ def measure_adaptive(
                 return [], "max_cost_usd was spent before the confirmation finished"
         sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
         part = _stamped(
-            run_suite(_subset(suite, prompt_ids), provider, sub_options, progress=progress),
+            run_suite(
+                subset_of(suite, prompt_ids),
+                provider,
+                sub_options,
+                progress=labelled(progress, purpose[0]),
+            ),
             "confirmation",
         )
         rounds.append(part)
+        kinds.append(purpose[0])
         spent[0] += part.usage.cost_usd or 0.0
         return part.probe_results, part.aborted
 
@@ -116,14 +125,23 @@ def measure_adaptive(
     stopped = {p for p in selected if drawn[p.prompt_id] < policy.cap}
     behaviour: list[str] = []
     if baseline is not None and not aborted:
-        behaviour = topup_prompts(baseline.run_result, screening_run)
+        # The answer test's gate: prompts whose screening answers look moved, and those the
+        # probes' confirmation drew for (tested on their first fresh answers; topped up to
+        # them when the confirmation stopped short).
+        behaviour = topup_prompts(baseline.run_result, screening_run, drawn=set(+drawn))
+        purpose[0] = TOPUP_PURPOSE
         aborted = _top_up(behaviour, drawn, draw, policy)
     record = policy.record(
         baseline_snapshot_id=baseline.snapshot_id if baseline is not None else None,
         confirmed=[p.model_copy(update={"stopped_early": p in stopped}) for p in selected],
         behaviour_confirmed=behaviour,
         screening_requests=len(screening_run.llm_responses),
-        confirmation_requests=sum(len(r.llm_responses) for r in rounds),
+        confirmation_requests=sum(
+            len(r.llm_responses) for r, k in zip(rounds, kinds) if k == CONFIRMATION_PURPOSE
+        ),
+        behaviour_requests=sum(
+            len(r.llm_responses) for r, k in zip(rounds, kinds) if k == TOPUP_PURPOSE
+        ),
     )
     return _merged(suite, screening_run, rounds, record=record, aborted=aborted)
 
@@ -131,22 +149,46 @@ def measure_adaptive(
 def _top_up(
     prompt_ids: list[str], drawn: Counter[str], draw: Draw, policy: AdaptivePolicy
 ) -> str | None:
-    """Fresh answers for every answer-tested prompt, to the engine's ``TOPUP_SAMPLES`` with the
-    screening's (never past ``cap``). Every prompt is topped up whatever its screening answers
-    looked like: nothing is selected, so the test stays exact. A prompt the probes' confirmation
-    already drew for is tested on those answers (at least ``batch``) and costs nothing more, so
-    its probe verdicts see exactly the samples their own confirmation chose."""
-    count = min(TOPUP_SAMPLES - policy.screening, policy.cap)
-    ids = [p for p in prompt_ids if drawn[p] == 0]
-    if count <= 0 or not ids:
+    """Fresh answers for every gated prompt, so each has ``TOPUP_SAMPLES`` with the screening's
+    (never past ``cap``): the answers the exact always-top-up scheme would test. A prompt the
+    probes' confirmation drew for already has them (at least ``batch``, 10 by default) and
+    costs nothing more; one whose confirmation stopped short gets the rest."""
+    wanted = min(TOPUP_SAMPLES - policy.screening, policy.cap)
+    rounds: dict[tuple[int, int], list[str]] = {}
+    for prompt_id in prompt_ids:
+        count = wanted - drawn[prompt_id]
+        if count > 0:
+            key = (count, policy.screening + drawn[prompt_id])
+            rounds.setdefault(key, []).append(prompt_id)
+    for (count, offset), ids in rounds.items():
+        _, stopped = draw(ids, count, offset)
+        for prompt_id in ids:
+            drawn[prompt_id] += count
+        if stopped:
+            return stopped
+    return None
+
+
+#: What each batch of requests is for, as progress shows it.
+SCREENING_PURPOSE = "screening: every prompt"
+CONFIRMATION_PURPOSE = "probe confirmation: prompts whose probes moved"
+TOPUP_PURPOSE = "answer test: prompts whose answers look moved"
+
+
+def labelled(progress: ProgressCallback | None, purpose: str) -> ProgressCallback | None:
+    """``progress`` with ``purpose`` added to its start event: the display says what a batch of
+    requests is for (an adaptive check sends up to three kinds)."""
+    if progress is None:
         return None
-    _, stopped = draw(ids, count, policy.screening)
-    for prompt_id in ids:
-        drawn[prompt_id] += count
-    return stopped
+    inner = progress
+
+    def callback(event: str, data: dict[str, Any]) -> None:
+        inner(event, {**data, "purpose": purpose} if event == "start" else data)
+
+    return callback
 
 
-def _subset(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
+def subset_of(suite: CanarySuite, prompt_ids: list[str]) -> CanarySuite:
     from promptcanary.core.suite import CanarySuite
 
     wanted = set(prompt_ids)

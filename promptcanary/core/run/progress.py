@@ -3,7 +3,8 @@
 The runner reports events to a :data:`~promptcanary.core.run.runner.ProgressCallback`
 ``(event, data)``:
 
-* ``"start"``: ``{"total", "concurrency"}``
+* ``"start"``: ``{"total", "concurrency"}``, and ``"purpose"`` when the caller says what the
+  batch is for (an adaptive check: screening, probe confirmation, answer-test top-up)
 * ``"done"``: ``{"done", "errors", "retries", "total"}`` after each response is probed
 * ``"retry"``: ``{"retries", "status"}`` when a request is about to be tried again
 * ``"end"``: ``{"done", "errors", "retries", "total", "aborted"}`` once, when the run stops
@@ -62,6 +63,7 @@ class ProgressDisplay:
 
     def __init__(self, *, label: str) -> None:
         self.label = label
+        self._base_label = label
         self.total = 0
         self.done = 0
         self.errors = 0
@@ -75,6 +77,8 @@ class ProgressDisplay:
             # A display may serve several runs in a row (an adaptive check's screening and
             # confirmation rounds): each start begins a fresh count.
             self.total = int(data.get("total", 0))
+            purpose = data.get("purpose")
+            self.label = f"{self._base_label} ({purpose})" if purpose else self._base_label
             self.done = self.errors = self.retries = 0
             self.aborted = None
             self.finished = False

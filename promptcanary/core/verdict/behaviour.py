@@ -2,32 +2,35 @@
 
 For every prompt present on both sides with the same text, not edited, not opted out
 (``behaviour: ignore``), with successful answers on both sides, the answer test
-(:func:`promptcanary.core.behaviour.answer_test`) asks whether the current answers come from the
-baseline's distribution. The p-values are corrected across the tested prompts with Holm's
-step-down (:data:`CORRECTION`; why not the probes' Benjamini–Hochberg: ``docs/behaviour.md``,
-"Across prompts"), and a prompt is a behaviour change when its adjusted p-value is at most the
-suite's ``alpha`` and its effect reaches the engine's floor
-(:func:`promptcanary.core.behaviour.flag`). Each change is then described in words
+(:func:`promptcanary.core.behaviour.suite_test`) asks whether the current answers come from the
+baseline's distribution: one pooled test over the whole suite (at ``alpha / 2``) and one test per
+prompt, corrected with Holm's step-down (at ``alpha / 2``, or ``alpha`` once the pooled test
+rejected; why Holm and not the probes' Benjamini–Hochberg: ``docs/behaviour.md``, "Across
+prompts"). A prompt is a behaviour change when the procedure names it and its effect reaches the
+engine's floor. Each change is then described in words
 (:func:`promptcanary.core.behaviour.describe_change`).
 
-In an adaptive run every answer-tested prompt was topped up to the engine's ``TOPUP_SAMPLES``
-answers whatever its screening looked like (``AdaptiveRecord.behaviour_confirmed`` lists them;
-:mod:`promptcanary.core.behaviour.adaptive`, "top-up"): all its answers, screening and
-confirmation, are tested against the whole baseline. Nothing was selected from the data, so the
-test is exact.
+In an adaptive run (``samples: auto``) only the prompts whose screening looked moved were topped
+up (``AdaptiveRecord.behaviour_confirmed``; :mod:`promptcanary.core.behaviour.adaptive`): each is
+tested on its first ``TOPUP_SAMPLES`` answers (screening and fresh) against the whole baseline,
+the others stay in Holm's count with p = 1, and the pooled test uses every prompt's screening
+answers.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+import math
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from promptcanary.core.models import (
     Attribution,
     BehaviourChange,
     BehaviourMode,
+    BehaviourSuite,
     CanaryRunResult,
     DiffSegment,
     LLMResponse,
@@ -37,16 +40,39 @@ from promptcanary.core.models import (
 from promptcanary.core.text import clip
 
 __all__ = [
+    "Retest",
     "answers_by_prompt",
     "attribute",
     "behaviour_changes",
+    "retest_flagged",
     "testable_prompts",
     "topup_prompts",
 ]
 
-#: The correction across prompts: Holm bounds the chance of naming *any* unchanged prompt, which
-#: "naming only the changed prompts" needs; Benjamini–Hochberg (the probes') bounds only their share.
-CORRECTION: Literal["bh", "holm"] = "holm"
+#: A served model name seen on one side only is evidence of a new model when chance alone would
+#: put all its samples on that side this rarely (a version served 10 % of the time and missing
+#: from 12 answers is not: 0.9 ** 12 = 28 %).
+IDENTITY_P = 0.01
+#: Extra parameters that say where and how requests are sent, not how the model answers: never
+#: compared (secret-looking ones are dropped before, by the run's own serialiser).
+_TRANSPORT = frozenset(
+    {
+        "api_base",
+        "base_url",
+        "api_version",
+        "timeout",
+        "request_timeout",
+        "num_retries",
+        "max_retries",
+        "max_attempts",
+        "organization",
+        "custom_llm_provider",
+        "region_name",
+        "aws_region_name",
+        "vertex_location",
+        "vertex_project",
+    }
+)
 
 _EXAMPLE_CHARS = 300
 _PROMPT_CHARS = 300
@@ -98,56 +124,82 @@ def behaviour_changes(
     suite_changes: Sequence[SuiteChange],
     *,
     alpha: float,
-) -> tuple[list[BehaviourChange], int]:
-    """(the prompts whose answers changed, most significant first; how many prompts were tested)."""
+) -> tuple[list[BehaviourChange], int, BehaviourSuite | None]:
+    """(the prompts whose answers changed, most significant first; how many prompts were tested
+    on their own; the suite-level test, None when no prompt's answers could be compared)."""
     from promptcanary.core.behaviour import (
-        adjust,
-        answer_test,
+        TOPUP_SAMPLES,
+        PromptAnswers,
         describe_change,
-        flag,
-        permutations_for,
+        pooled_test,
+        suite_test,
     )
 
     candidates = testable_prompts(baseline, current, suite_changes)
-    if not candidates:
-        return [], 0
     base_answers = answers_by_prompt(baseline.llm_responses)
     record = current.adaptive
-    if record is not None:
-        # Only the topped-up prompts have answers enough; their screening answers count.
+    if record is None:
+        cur_answers = answers_by_prompt(current.llm_responses)
+        pooled_answers = cur_answers
+        topped_up = set(candidates)
+    else:
+        # The first TOPUP_SAMPLES answers (screening and fresh), whatever else the probes'
+        # confirmation drew: the answers the always-top-up scheme would test.
+        cur_answers = answers_by_prompt(
+            r for r in current.llm_responses if r.sample < TOPUP_SAMPLES
+        )
+        pooled_answers = answers_by_prompt(current.llm_responses, phase="screening")
         topped_up = set(record.behaviour_confirmed)
-        candidates = [p for p in candidates if p in topped_up]
-    cur_answers = answers_by_prompt(current.llm_responses)
-
-    # Enough permutations for one changed prompt among all of them to clear the correction
-    # (early stopping keeps the unchanged ones cheap).
-    permutations = permutations_for(len(candidates), alpha=alpha)
-    tested: list[tuple[str, Any]] = []
+    items = []
     for prompt_id in candidates:
-        b, c = base_answers.get(prompt_id, []), cur_answers.get(prompt_id, [])
-        if len(b) < 2 or len(c) < 2:
+        b = base_answers.get(prompt_id, [])
+        screened = pooled_answers.get(prompt_id, [])
+        if len(b) < 2 or not screened:
             continue
-        result = answer_test(b, c, permutations=permutations, seed=0)
-        if result.testable:
-            tested.append((prompt_id, result))
-    if not tested:
-        return [], 0
-    tests = [t for _, t in tested]
-    adjusted = adjust(tests, alpha=alpha, method=CORRECTION)
-    flagged = flag(tests, alpha=alpha, method=CORRECTION)
+        own = cur_answers.get(prompt_id, []) if prompt_id in topped_up else None
+        items.append(PromptAnswers(prompt_id, b, screened, own))
+    if not items:
+        return [], 0, None
+    result = suite_test(items, alpha=alpha)
+    decision = result.decision
     texts = {p.id: p.text for p in current.prompts}
     changes = []
-    for (prompt_id, result), p_adj, changed in zip(tested, adjusted, flagged):
-        if not changed:
+    for item, test, p_adj, changed in zip(items, result.tests, decision.adjusted, decision.flagged):
+        if not changed or test is None:
             continue
-        # The description compares the baseline's own answers with the current ones: the
-        # reader asks "what did it say then, what does it say now".
-        b, c = base_answers.get(prompt_id, []), cur_answers.get(prompt_id, [])
-        changes.append(
-            _change(prompt_id, texts.get(prompt_id), result, p_adj, describe_change(b, c))
-        )
+        # The description compares the answers the test compared: the reader asks "what did
+        # it say then, what does it say now", and its shares are of those answers.
+        description = describe_change(list(item.baseline), list(item.tested or ()))
+        changes.append(_change(item.prompt_id, texts.get(item.prompt_id), test, p_adj, description))
     changes.sort(key=lambda ch: (ch.p_adjusted, -ch.effect, ch.prompt_id))
-    return changes, len(tested)
+    n_tested = sum(1 for t in result.tests if t is not None and t.testable)
+    pooled = decision.pooled
+    suite = None
+    if pooled is not None and pooled.testable:
+        beyond = decision.pooled_changed
+        known = {c.prompt_id for c in changes if c.known_shift}
+        if beyond and known:
+            # Answers that only shifted among known ones are no evidence of another model; the
+            # pooled test counts as such only if it still rejects without those prompts (their
+            # selection looked at their own answers only, so the rest stays a valid test).
+            rest = [(prep, seed) for pid, prep, seed in result.strata if pid not in known]
+            beyond = bool(rest) and pooled_test(rest).p_value <= alpha / 2
+        suite = BehaviourSuite(
+            p_value=pooled.p_value,
+            level=alpha / 2,
+            changed=decision.pooled_changed,
+            effect=pooled.effect,
+            prompts=pooled.prompts,
+            answers=pooled.answers,
+            novel=pooled.novel,
+            expected_novel=round(pooled.expected_novel, 2),
+            holm_level=decision.holm_level,
+            prompts_tested=n_tested,
+            family=len(items),
+            permutations=pooled.permutations,
+            beyond_known_shifts=beyond,
+        )
+    return changes, n_tested, suite
 
 
 def _change(
@@ -161,6 +213,8 @@ def _change(
         effect=float(result.effect),
         baseline_samples=int(result.n_baseline),
         current_samples=int(result.n_current),
+        novel=int(result.novel),
+        known_shift=bool(result.known_shift),
         summary=str(getattr(description, "summary", "") or ""),
         lines=[str(line) for line in getattr(description, "lines", []) or []],
         modes=[_mode(m) for m in getattr(description, "modes", []) or []],
@@ -230,62 +284,203 @@ def attribute(
     changes: Sequence[BehaviourChange],
     regressions: int,
     edit_words: Sequence[str],
+    suite_answers_moved: bool = False,
 ) -> Attribution:
-    """Which side moved: the suite (canary.yaml edits), the model behind the same name (its served
-    name or fingerprint changed, or answers or probe results moved while the suite did not), both,
-    or neither."""
-    b_usage, c_usage = baseline.usage, current.usage
-    models = (list(b_usage.models), list(c_usage.models))
-    prints = (list(b_usage.fingerprints), list(c_usage.fingerprints))
-    identity = bool(models[0] and models[1] and models[0] != models[1]) or bool(
-        prints[0] and prints[1] and not set(prints[0]) & set(prints[1])
+    """Which side moved, saying only what the evidence shows.
+
+    * **The suite**: canary.yaml gained, lost or edited prompts or probes, or the request
+      settings differ from the baseline's (:func:`settings_changes`).
+    * **The model**: the answers moved (the suite-level test, or a named prompt whose answers
+      are not only a shift among ones the baseline holds), a probe regressed, or a served model
+      name appeared or vanished with enough samples to rule out chance (:func:`served_change`).
+      A new system fingerprint alone is a note ("backend configuration changed"), never the
+      headline: providers rotate it with their serving configuration.
+    * **Unclear**: the only finding is a prompt whose answers shifted among ones the baseline
+      already holds; a baseline that drew them in unlucky proportions shows the same.
+    * **Neither**: no change detected — which is not proof that nothing changed.
+    """
+    models = (_served(baseline, "model"), _served(current, "model"))
+    prints = (_served(baseline, "fingerprint"), _served(current, "fingerprint"))
+    identity = served_change(models[0], models[1])
+    settings = settings_changes(baseline, current)
+    novel_moves = [c for c in changes if not c.known_shift]
+    model_moved = (
+        identity is not None or bool(novel_moves) or regressions > 0 or suite_answers_moved
     )
-    model_moved = identity or bool(changes) or regressions > 0
-    suite_moved = bool(suite_changes)
-    who = (
-        "both"
-        if suite_moved and model_moved
-        else "suite"
-        if suite_moved
-        else "model"
-        if model_moved
-        else "neither"
-    )
+    suite_moved = bool(suite_changes) or bool(settings)
+    notes = []
+    if (
+        prints[0]
+        and prints[1]
+        and set(prints[0]) != set(prints[1])
+        and not set(prints[0]) & set(prints[1])
+    ):
+        notes.append(
+            f"backend configuration changed (system fingerprint {', '.join(sorted(prints[0]))}"
+            f" → {', '.join(sorted(prints[1]))}): not evidence of another model on its own"
+        )
+    if settings and model_moved and identity is None:
+        # Answers that move after a settings edit are what the edit does; nothing says more.
+        who = "suite"
+    elif suite_moved and model_moved:
+        who = "both"
+    elif suite_moved:
+        who = "suite"
+    elif model_moved:
+        who = "model"
+    elif changes:
+        who = "unclear"
+    else:
+        who = "neither"
     return Attribution(
         who_changed=who,  # type: ignore[arg-type]
-        sentence=_sentence(who, current.provider.model_id, identity, models, prints, changes),
-        suite_edits=list(edit_words),
-        served_models=models,
-        fingerprints=prints,
-        identity_changed=identity,
+        sentence=_sentence(
+            who,
+            current.provider.model_id,
+            identity,
+            changes,
+            settings,
+            regressions=regressions,
+            suite_answers_moved=suite_answers_moved,
+            suite_edited=bool(suite_changes),
+        ),
+        suite_edits=[*edit_words, *(f"setting {s}" for s in settings)],
+        served_models=(sorted(models[0]), sorted(models[1])),
+        fingerprints=(sorted(prints[0]), sorted(prints[1])),
+        identity_changed=identity is not None,
+        settings_changes=settings,
+        notes=notes,
         behaviour_changes=len(changes),
         regressions=regressions,
     )
 
 
+def _served(run: CanaryRunResult, what: str) -> Counter[str]:
+    """How many successful answers reported each served model name (or fingerprint). Runs
+    stored without per-answer names fall back on the run's list, once each."""
+    attr = "response_model" if what == "model" else "system_fingerprint"
+    counts: Counter[str] = Counter(
+        getattr(r, attr) for r in run.llm_responses if r.error is None and getattr(r, attr)
+    )
+    if not counts:
+        names = run.usage.models if what == "model" else run.usage.fingerprints
+        counts.update(names)
+    return counts
+
+
+def served_change(baseline: Counter[str], current: Counter[str]) -> str | None:
+    """``served model A → B`` when a name is on one side only with enough samples that chance
+    cannot explain its absence from the other, else None.
+
+    Under "the same mix of names on both sides", the samples of a name are spread over the two
+    sides at random; the chance that all ``k`` of them fell on one side of sizes ``n`` and ``m``
+    is ``C(n, k) / C(n + m, k)`` — a name seen once in 30 baseline answers and never in 12
+    current ones is no news; 30 of 30 swapped for another name is.
+    """
+    n, m = sum(baseline.values()), sum(current.values())
+    if not n or not m:
+        return None
+    evidence = []
+    for name, k in baseline.items():
+        if name not in current and math.comb(n, k) / math.comb(n + m, k) <= IDENTITY_P:
+            evidence.append(name)
+    for name, k in current.items():
+        if name not in baseline and math.comb(m, k) / math.comb(n + m, k) <= IDENTITY_P:
+            evidence.append(name)
+    if not evidence:
+        return None
+    return f"served model {', '.join(sorted(baseline))} → {', '.join(sorted(current))}"
+
+
+def settings_changes(baseline: CanaryRunResult, current: CanaryRunResult) -> list[str]:
+    """The request settings that differ from the baseline's, in words (``temperature 0 →
+    0.7``): temperature, max_tokens, seed, and every extra parameter but where requests go."""
+    before, after = baseline.provider, current.provider
+    out = []
+    for name in ("temperature", "max_tokens", "seed"):
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            out.append(f"{name} {_setting(old)} → {_setting(new)}")
+    # As stored: the serialiser drops secret-looking keys (an API key in memory must never be
+    # compared with a baseline file that cannot hold one, let alone printed).
+    old_extra = _sampling_params(before)
+    new_extra = _sampling_params(after)
+    for name in sorted(set(old_extra) | set(new_extra)):
+        if old_extra.get(name) != new_extra.get(name):
+            out.append(f"{name} {_setting(old_extra.get(name))} → {_setting(new_extra.get(name))}")
+    return out
+
+
+def _sampling_params(config: Any) -> dict[str, Any]:
+    stored = config.model_dump(mode="json").get("extra_params", {})
+    return {k: v for k, v in stored.items() if k not in _TRANSPORT}
+
+
+def _setting(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    text = json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+    return clip(text, 60)
+
+
 def _sentence(
     who: str,
     model: str,
-    identity: bool,
-    models: tuple[list[str], list[str]],
-    prints: tuple[list[str], list[str]],
+    identity: str | None,
     changes: Sequence[BehaviourChange],
+    settings: Sequence[str],
+    *,
+    regressions: int,
+    suite_answers_moved: bool,
+    suite_edited: bool,
 ) -> str:
     evidence = []
-    if models[0] and models[1] and models[0] != models[1]:
-        evidence.append(f"served model {', '.join(models[0])} → {', '.join(models[1])}")
-    if prints[0] and prints[1] and not set(prints[0]) & set(prints[1]):
-        evidence.append(f"system fingerprint {', '.join(prints[0])} → {', '.join(prints[1])}")
-    if changes:
-        n = len(changes)
+    if identity:
+        evidence.append(identity)
+    if suite_answers_moved:
+        evidence.append("answers across the suite moved")
+    novel = [c for c in changes if not c.known_shift]
+    if novel:
+        n = len(novel)
         evidence.append(f"answers changed on {n} prompt{'s' if n != 1 else ''}")
+    if regressions:
+        evidence.append(f"{regressions} probe regression{'s' if regressions != 1 else ''}")
     why = f" ({'; '.join(evidence)})" if evidence else ""
+    known = len(changes) - len(novel)
+    known_words = (
+        f"answers to {known} prompt{'s' if known != 1 else ''} shifted among ones the baseline "
+        "already holds"
+    )
     if who == "neither":
-        return f"Who changed: neither — the suite and the model behind {model} look the same."
+        return (
+            f"Who changed: no change detected — neither in the suite nor in the answers of {model}."
+        )
+    if who == "unclear":
+        return (
+            f"Who changed: unclear — {known_words}, and nothing else moved: a baseline that "
+            "drew those answers in unlucky proportions shows the same. If the same prompt is "
+            "flagged again, the baseline may not represent it: record a new one with more "
+            "samples (`baseline_samples` in canary.yaml)."
+        )
+    settings_words = f"the request settings changed ({'; '.join(settings)})" if settings else ""
     if who == "suite":
-        return "Who changed: the suite — canary.yaml changed since the baseline; the model did not."
+        what = settings_words or "canary.yaml changed since the baseline"
+        if settings and suite_edited:
+            what = "canary.yaml changed and " + settings_words
+        if evidence and settings:
+            return (
+                f"Who changed: the suite — {what}; the answers moved too{why}, which the new "
+                "settings can explain. Record a baseline with these settings to watch the "
+                "model again."
+            )
+        return f"Who changed: the suite — {what}; no change detected in the model's answers."
     if who == "both":
-        return f"Who changed: both — canary.yaml changed, and so did the model behind {model}{why}."
+        what = settings_words or "canary.yaml changed"
+        if settings and suite_edited:
+            what = "canary.yaml changed and " + settings_words
+        return f"Who changed: both — {what}, and so did the model behind {model}{why}."
     if identity:
         return f"Who changed: the model — the provider changed the model behind {model}{why}."
     return f"Who changed: the model — the model behind {model} answers differently{why}."
@@ -294,12 +489,18 @@ def _sentence(
 # ── Adaptive top-up ──────────────────────────────────────────────────────────────────────────
 
 
-def topup_prompts(baseline: CanaryRunResult, screening: CanaryRunResult) -> list[str]:
-    """The prompts an adaptive run tops up for the answer test, in suite order: every testable
-    prompt (:func:`testable_prompts`) with at least two baseline answers — except one whose
-    baseline and screening answers are all the same text (a deterministic answer that stayed):
-    its test has nothing to compare, and under no change it stays that way, so a suite of fixed
-    answers costs no more than its screening. No other selection."""
+def topup_prompts(
+    baseline: CanaryRunResult, screening: CanaryRunResult, *, drawn: Collection[str] = ()
+) -> list[str]:
+    """The prompts an adaptive run tops up for the answer test, in suite order: the testable
+    prompts (:func:`testable_prompts`, at least two baseline answers) whose screening answers
+    look moved against the whole baseline (:func:`promptcanary.core.behaviour.needs_topup`:
+    near-duplicates grouped, p-value at most ``GATE_P`` or an answer unlike every baseline
+    answer), and those in ``drawn`` (the probes' confirmation already drew fresh answers for
+    them: they are tested on those, whatever their screening). The others stay in the answer
+    test's count with p = 1; a prompt whose answers are one group on both sides costs only its
+    screening."""
+    from promptcanary.core.behaviour import needs_topup, prompt_seed
     from promptcanary.core.verdict.suite_changes import split_pairs
 
     _, suite_changes = split_pairs(baseline, screening)
@@ -308,6 +509,110 @@ def topup_prompts(baseline: CanaryRunResult, screening: CanaryRunResult) -> list
     out = []
     for prompt_id in testable_prompts(baseline, screening, suite_changes):
         b = base_answers.get(prompt_id, [])
-        if len(b) >= 2 and len({*b, *screened.get(prompt_id, [])}) > 1:
+        s = screened.get(prompt_id, [])
+        if len(b) < 2:
+            continue
+        if prompt_id in drawn or needs_topup(b, s, seed=prompt_seed(prompt_id)):
             out.append(prompt_id)
     return out
+
+
+# ── Confirming a finding on fresh answers (the scheduled watch) ──────────────────────────────
+
+
+@dataclass(frozen=True)
+class Retest:
+    """A behaviour finding tested again on fresh answers (:func:`retest_flagged`)."""
+
+    confirmed: list[str]
+    """Flagged prompts whose fresh answers differ from the baseline's again."""
+    not_confirmed: list[str]
+    """Flagged prompts whose fresh answers look like the baseline's: the first flag was noise."""
+    baseline_suspects: list[str]
+    """Confirmed prompts whose answers only shifted among ones the baseline holds, with nothing
+    else moving: the baseline may not represent them."""
+    suite_confirmed: bool | None
+    """The suite-level finding, tested again on the fresh answers (None: it was not a finding)."""
+
+    @property
+    def accuses(self) -> bool:
+        """Whether the finding stands as a model change after the re-test."""
+        return bool(set(self.confirmed) - set(self.baseline_suspects)) or bool(self.suite_confirmed)
+
+    @property
+    def sentence(self) -> str:
+        """The outcome in words, for an issue or a log."""
+        parts = []
+        if self.confirmed:
+            parts.append(f"confirmed on fresh answers: {', '.join(self.confirmed)}")
+        if self.not_confirmed:
+            parts.append(
+                f"not confirmed (the first flag was noise): {', '.join(self.not_confirmed)}"
+            )
+        if self.suite_confirmed is not None:
+            parts.append(
+                "the suite-level change was "
+                + ("confirmed" if self.suite_confirmed else "not confirmed")
+            )
+        if self.baseline_suspects:
+            parts.append(
+                f"the baseline may not represent {', '.join(self.baseline_suspects)}: their "
+                "answers shifted twice among ones it already holds and nothing else moved — "
+                "record a new baseline with more samples (baseline_samples in canary.yaml)"
+            )
+        return "; ".join(parts) + "." if parts else "Nothing to re-test."
+
+
+def retest_flagged(
+    baseline: CanaryRunResult,
+    fresh: CanaryRunResult,
+    report_changes: Sequence[BehaviourChange],
+    *,
+    suite_finding: bool,
+    alpha: float,
+    other_findings: bool = False,
+) -> Retest:
+    """Test a check's behaviour finding again on ``fresh`` answers (drawn after the check).
+
+    The flagged prompts' fresh answers are tested against the whole baseline, Holm-corrected over
+    the flagged prompts; the suite-level finding is tested again by the pooled test over every
+    prompt's fresh answers. Fresh answers say nothing about how the first check selected, so each
+    re-test is exact; requiring both flags bounds the false alarm by the smaller of the two
+    levels. A prompt confirmed twice whose answers only shifted among ones the baseline already
+    holds, with nothing else moving (``other_findings``: probe regressions, served-model
+    evidence), is a baseline suspect rather than a model change: an unlucky baseline flags the
+    same prompt check after check.
+    """
+    from promptcanary.core.behaviour import MIN_EFFECT, PromptAnswers, holm, suite_test
+
+    base = answers_by_prompt(baseline.llm_responses)
+    now = answers_by_prompt(fresh.llm_responses)
+    flagged = [c for c in report_changes if len(now.get(c.prompt_id, [])) >= 2]
+    items = [
+        PromptAnswers(p, base.get(p, []), now.get(p, []), now.get(p, []))
+        for p in sorted(set(base) & set(now))
+        if len(base.get(p, [])) >= 2
+    ]
+    if not items:
+        return Retest(
+            [], [c.prompt_id for c in report_changes], [], False if suite_finding else None
+        )
+    result = suite_test(items, alpha=alpha)
+    tests = dict(zip(result.prompt_ids, result.tests))
+    own = [tests.get(c.prompt_id) for c in flagged]
+    adjusted = holm(own, level=alpha)
+    confirmed, suspects = [], []
+    for change, test, p in zip(flagged, own, adjusted):
+        if test is None or p > alpha or test.effect < MIN_EFFECT:
+            continue
+        confirmed.append(change.prompt_id)
+        if change.known_shift and test.known_shift and not other_findings:
+            suspects.append(change.prompt_id)
+    not_confirmed = [c.prompt_id for c in report_changes if c.prompt_id not in confirmed]
+    pooled = result.decision.pooled
+    suite_again = None
+    if suite_finding:
+        suite_again = pooled is not None and pooled.testable and pooled.p_value <= alpha
+    if suspects and suite_again:
+        suspects = []  # the suite moved as well: the flags are part of that
+    return Retest(confirmed, not_confirmed, suspects, suite_again)

@@ -25,7 +25,9 @@ Pricer = Callable[[str, int, int], "float | None"]
 
 if TYPE_CHECKING:
     from promptcanary.core.config import Price
+    from promptcanary.core.models import CanaryRunResult
     from promptcanary.core.suite import CanarySuite
+    from promptcanary.core.verdict.adaptive import AdaptivePolicy
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,9 @@ class AdaptivePlan:
     """Expected requests per check for a prompt that dropped by ``effect``."""
     prompts: int | None = None
     """Prompts in the suite, when known."""
+    check: CheckRequests | None = None
+    """Every request of an unchanged check per prompt (the answer test's top-up included),
+    from the suite's newest baseline when there is one."""
 
     def lines(self) -> list[str]:
         """The plan as plain text lines, for a terminal."""
@@ -309,14 +314,25 @@ class AdaptivePlan:
             f"{self.detection:.1%} (asked {self.power:.0%}; tested at "
             f"{self.planned_alpha:.2g} for the correction over the confirmed pairs).",
             f"  False alarm on one unchanged pair: {self.false_alarm:.2%}.",
-            f"  Requests per prompt per check: {self.healthy_requests:.1f} when nothing changed, "
-            f"{self.drifting_requests:.1f} for a prompt that dropped.",
         ]
+        healthy = self.check.total if self.check is not None else self.healthy_requests
+        if self.check is not None:
+            out.append(
+                f"  Requests per prompt per check: {healthy:.1f} when nothing changed "
+                f"({self.check.screening:.0f} screening, {self.check.confirmation:.1f} probe "
+                f"confirmation, {self.check.answer_test:.1f} answer-test top-up), "
+                f"{self.drifting_requests:.1f} or more for a prompt that dropped."
+            )
+        else:
+            out.append(
+                f"  Requests per prompt per check: {healthy:.1f} when nothing changed, "
+                f"{self.drifting_requests:.1f} or more for a prompt that dropped."
+            )
         if self.prompts is not None:
             out.append(
                 f"  Requests per check for {self.prompts} prompts: "
-                f"{self.healthy_requests * self.prompts:,.0f} when nothing changed, "
-                f"{self.drifting_requests * self.prompts:,.0f} if every prompt dropped; "
+                f"{healthy * self.prompts:,.0f} when nothing changed, "
+                f"{self.drifting_requests * self.prompts:,.0f} or more if every prompt dropped; "
                 f"baseline {self.baseline_samples * self.prompts:,} once."
             )
         for k in (3, 5):
@@ -345,6 +361,7 @@ def plan_adaptive(
     suite: CanarySuite | None = None,
     prompts: int | None = None,
     pairs: int | None = None,
+    baseline: BaselineSnapshot | None = None,
 ) -> AdaptivePlan:
     """Detection and cost of ``samples: auto`` for a drop of ``effect`` in pass rate.
 
@@ -400,6 +417,11 @@ def plan_adaptive(
         healthy_requests=healthy.requests,
         drifting_requests=drop.requests,
         prompts=prompts,
+        check=expected_check_requests(
+            policy,
+            baseline=baseline.run_result if baseline is not None else None,
+            baseline_rate=baseline_rate,
+        ),
     )
 
 
@@ -424,3 +446,73 @@ def baseline_strength(
         for n in (baseline_samples, DEFAULT_BASELINE_SAMPLES)
     )
     return now, rich
+
+
+@dataclass(frozen=True)
+class CheckRequests:
+    """Expected requests per prompt of one ``samples: auto`` check of an unchanged model."""
+
+    screening: float
+    """Sent for sure: the screening."""
+    confirmation: float
+    """The probes' confirmation of pairs whose screening looked changed by chance."""
+    answer_test: float
+    """The answer test's top-up of prompts whose screening answers looked moved by chance."""
+
+    @property
+    def total(self) -> float:
+        return self.screening + self.confirmation + self.answer_test
+
+
+def expected_check_requests(
+    policy: AdaptivePolicy, *, baseline: CanaryRunResult | None = None, baseline_rate: float = 0.9
+) -> CheckRequests:
+    """What an unchanged check costs per prompt: the screening, the probes' confirmation (exact,
+    per pair, from the baseline's pass rates — ``baseline_rate`` for every pair without one;
+    a prompt is confirmed when any of its pairs is) and the answer test's top-up
+    (:func:`~promptcanary.core.verdict.behaviour_plan.topup_rate`, for the prompts the probes
+    did not already draw for)."""
+    from promptcanary.core.behaviour import TOPUP_SAMPLES
+    from promptcanary.core.verdict.behaviour_plan import topup_rate
+    from promptcanary.core.verdict.power import adaptive_outcome
+
+    cache: dict[tuple[float, int], tuple[float, float]] = {}
+
+    def pair(rate: float, n: int) -> tuple[float, float]:
+        """(chance the pair is confirmed, expected confirmation requests)."""
+        key = (round(rate, 6), n)
+        if key not in cache:
+            out = adaptive_outcome(
+                baseline_rate=rate, current_rate=rate, baseline_samples=n, policy=policy
+            )
+            cache[key] = (out.selected, out.requests - policy.screening)
+        return cache[key]
+
+    prompts: dict[str, list[tuple[float, int]]] = {}
+    if baseline is not None:
+        counts: dict[tuple[str, str], list[int]] = {}
+        for r in baseline.probe_results:
+            if not r.errored:
+                c = counts.setdefault((r.prompt_id, r.probe_id), [0, 0])
+                c[0] += bool(r.passed)
+                c[1] += 1
+        for (prompt_id, _), (passes, n) in counts.items():
+            if n >= 2:
+                prompts.setdefault(prompt_id, []).append((passes / n, n))
+    if not prompts:
+        from promptcanary.core.config import DEFAULT_BASELINE_SAMPLES
+
+        prompts = {"": [(baseline_rate, DEFAULT_BASELINE_SAMPLES)]}
+    confirm = answer = 0.0
+    topup = topup_rate(baseline) * max(0, min(TOPUP_SAMPLES - policy.screening, policy.cap))
+    for pairs in prompts.values():
+        outcomes = [pair(rate, n) for rate, n in pairs]
+        untouched = 1.0
+        for selected, _ in outcomes:
+            untouched *= 1 - selected
+        confirm += max(extra for _, extra in outcomes)
+        answer += untouched * topup
+    count = len(prompts)
+    return CheckRequests(
+        screening=float(policy.screening), confirmation=confirm / count, answer_test=answer / count
+    )

@@ -75,6 +75,7 @@ def plan(request: PlanRequest, store: FileBaselineStore, *, pricer: Pricer | Non
             alpha=request.alpha,
             power=request.power,
             suite=suite,
+            baseline=baseline,
         )
     behaviour = plan_behaviour(
         samples=None if adaptive is not None else fixed.samples,

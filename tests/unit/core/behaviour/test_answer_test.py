@@ -14,7 +14,7 @@ from promptcanary.core.behaviour import (
     flag,
 )
 from promptcanary.core.behaviour.mmd import EARLY_PERMUTATIONS, EARLY_STOP_P, STAGES
-from promptcanary.core.behaviour.simulate import PROMPTS, sample_answers
+from tests.fakes.simulate import PROMPTS, sample_answers
 
 
 def test_a_chatty_shift_on_most_answers_is_significant() -> None:
@@ -74,7 +74,7 @@ def test_adjust_is_the_probe_verdicts_correction() -> None:
     adjusted = adjust(tests)
     assert len(adjusted) == 3
     assert adjusted[0] <= 0.05
-    assert all(a >= t.p_value for a, t in zip(adjusted, tests))
+    assert all(a >= t.p_value - 1e-12 for a, t in zip(adjusted, tests))  # up to float rounding
 
 
 def test_simulated_prompts_cover_a_suite() -> None:
@@ -84,17 +84,22 @@ def test_simulated_prompts_cover_a_suite() -> None:
 def test_p_values_are_uniform_under_no_change() -> None:
     # 200 trials over the simulated prompts, fresh samples on both sides: a valid test rejects
     # at 0.05 in about 5 % of them (binomial band: 2 SE ≈ 3.1 points) and at 0.2 in about 20 %.
+    # Prompts whose answers are all one group after near-duplicate grouping (one-word answers
+    # in four spellings) are untestable (p = 1): they are left out of the shares.
     names = sorted(PROMPTS)
     p_values = []
     for trial in range(200):
         prompt = names[trial % len(names)]
         baseline = sample_answers(prompt, 30, seed=2 * trial)
         current = sample_answers(prompt, 10, seed=2 * trial + 1)
-        p_values.append(answer_test(baseline, current, permutations=200, seed=trial).p_value)
+        result = answer_test(baseline, current, permutations=200, seed=trial)
+        if result.testable:
+            p_values.append(result.p_value)
+    assert len(p_values) >= 150
     at_05 = sum(p <= 0.05 for p in p_values) / len(p_values)
     at_20 = sum(p <= 0.2 for p in p_values) / len(p_values)
     assert 0.01 <= at_05 <= 0.09
-    assert 0.13 <= at_20 <= 0.27
+    assert 0.12 <= at_20 <= 0.28
 
 
 def test_power_on_the_issue_s_chatty_shift() -> None:

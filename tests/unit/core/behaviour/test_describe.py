@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
-from promptcanary.core.behaviour.simulate import sample_answers
+from tests.fakes.simulate import sample_answers
 
 PARIS = [
     "The capital of France is Paris.",
@@ -31,9 +31,9 @@ def test_a_preamble_in_seven_of_ten_answers_is_a_mode_with_shares_and_an_example
     assert (opening.baseline_share, opening.current_share) == (0.0, 0.7)
     assert opening.example.startswith("Sure! Great question. ")
     assert description.lines[0].startswith(
-        "now opens with “Sure! Great question.” in 70 % of answers (was 0 %)"
+        "now opens with “Sure! Great question.” in 7 of 10 answers (was 0 of 30)"
     )
-    assert "opens with “Sure! Great question.” in 70 % of answers" in description.summary
+    assert "opens with “Sure! Great question.” in 7 of 10 answers" in description.summary
 
 
 def test_rotating_preambles_merge_into_one_mode_with_variants() -> None:
@@ -100,7 +100,7 @@ def test_code_fences() -> None:
     description = describe_change(["print('hi')"] * 10, [code] * 8 + ["print('hi')"] * 2)
     (fence,) = [p for p in description.properties if p.name == "code_fence"]
     assert (fence.baseline, fence.current) == (0.0, 0.8)
-    assert fence.line == "code fences in 80 % of answers (was 0 %)"
+    assert fence.line == "code fences in 8 of 10 answers (was 0 of 10)"
 
 
 def test_json_wrapped_in_prose() -> None:
@@ -109,7 +109,9 @@ def test_json_wrapped_in_prose() -> None:
     description = describe_change([pure] * 10, [wrapped] * 7 + [pure] * 3)
     names = _names(description)
     assert {"json_in_prose", "pure_json"} <= names
-    assert description.summary.startswith("Answers changed: JSON wrapped in prose 0 % → 70 %")
+    assert description.summary.startswith(
+        "Answers changed: JSON wrapped in prose 0 of 10 → 7 of 10"
+    )
 
 
 def test_refusals_with_the_refusal_probe_s_phrases() -> None:
@@ -119,16 +121,18 @@ def test_refusals_with_the_refusal_probe_s_phrases() -> None:
     (refusal,) = [p for p in description.properties if p.name == "refusal"]
     assert refusal.current == 0.3
     assert refusal.line.startswith(
-        "refuses: refusals in 30 % of answers (was 0 %), e.g. “I'm sorry"
+        "refuses: refusals in 3 of 10 answers (was 0 of 30), e.g. “I'm sorry"
     )
-    assert description.summary.startswith("Answers changed: refusals 0 % → 30 %")
+    assert description.summary.startswith("Answers changed: refusals 0 of 30 → 3 of 10")
 
 
 def test_language_switch() -> None:
     spanish = "La capital de Francia es París y es la ciudad más grande del país."
     description = describe_change(PARIS * 10, [spanish] * 7 + PARIS)
     (language,) = [p for p in description.properties if p.name == "language"]
-    assert language.line == "language: Spanish in 70 % of answers (was English in 100 %, now 30 %)"
+    assert language.line == (
+        "language: Spanish in 7 of 10 answers (was English in 30 of 30, now 3 of 10)"
+    )
     assert "now answers in Spanish" in description.summary
 
 

@@ -7,18 +7,18 @@ import math
 import pytest
 
 from promptcanary.core.behaviour import (
+    GATE_P,
     answer_test,
-    confirm,
     detectable_effect,
     detectable_share,
-    needs_confirmation,
+    gate,
+    needs_topup,
     permutations_for,
     screen,
-    split_baseline,
 )
 from promptcanary.core.behaviour.mmd import MAX_PERMUTATIONS
 from promptcanary.core.behaviour.power import POWER
-from promptcanary.core.behaviour.simulate import sample_answers
+from tests.fakes.simulate import sample_answers
 
 
 def _power(share: float, needed: int, m: int) -> float:
@@ -62,31 +62,38 @@ def test_detectable_effect_sentence() -> None:
     )
 
 
-def test_split_baseline_parts_are_disjoint_interleaved_and_cover_it() -> None:
-    baseline = [str(i) for i in range(30)]
-    first, second = split_baseline(baseline)
-    assert first == [str(i) for i in range(0, 30, 3)]
-    assert len(second) == 20
-    assert sorted(first + second, key=int) == baseline
-
-
-def test_screen_and_confirm_use_different_halves() -> None:
-    baseline = [f"Answer {i}." for i in range(30)]
-    first, second = split_baseline(baseline)
-    fresh = sample_answers("capital-france", 10, seed=3)
-    assert screen(baseline, fresh[:3], seed=1) == answer_test(
-        first, fresh[:3], permutations=200, seed=1
+def test_the_gate_tests_the_screening_against_the_whole_baseline() -> None:
+    baseline = sample_answers("summary", 30, seed=3)
+    screening = sample_answers("summary", 3, seed=4)
+    assert screen(baseline, screening, seed=5) == answer_test(
+        baseline, screening, permutations=200, seed=5
     )
-    assert confirm(baseline, fresh, seed=1) == answer_test(second, fresh, seed=1)
 
 
-def test_needs_confirmation() -> None:
+def test_a_chatty_screening_answer_opens_the_gate_and_a_known_one_does_not() -> None:
+    baseline = sample_answers("capital-france", 30, seed=3)
+    known = baseline[:3]
+    assert not needs_topup(baseline, known, seed=1)
+    chatty = [*baseline[:2], sample_answers("capital-france", 1, seed=9, share=1.0)[0]]
+    test = screen(baseline, chatty, seed=1)
+    assert test.novel == 1
+    assert gate(test)
+    assert needs_topup(baseline, chatty, seed=1)
+
+
+def test_an_untestable_screening_never_opens_the_gate() -> None:
+    baseline = ["Paris."] * 30
+    assert not needs_topup(baseline, ["Paris."] * 3)
+    assert 0 < GATE_P < 1
+
+
+def test_a_gate_level_below_the_p_value_keeps_a_prompt_without_novel_answers_shut() -> None:
     baseline = sample_answers("hamlet", 30, seed=1)
-    shifted = screen(baseline, sample_answers("hamlet", 3, seed=2, share=1.0), seed=0)
-    assert needs_confirmation(shifted)
-    untestable = screen(["Same."] * 30, ["Same."] * 3)
-    assert not needs_confirmation(untestable)
-    assert not needs_confirmation(shifted, screen_alpha=shifted.p_value / 2)
+    screened = screen(baseline, sample_answers("hamlet", 3, seed=2), seed=0)
+    assert screened.novel == 0 or gate(screened)
+    if screened.novel == 0:
+        assert not gate(screened, gate_p=screened.p_value / 2)
+        assert gate(screened, gate_p=screened.p_value)
 
 
 def test_permutations_for_reaches_the_single_prompt_level() -> None:

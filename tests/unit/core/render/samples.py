@@ -14,6 +14,7 @@ from promptcanary.core.models import (
     BaselineSnapshot,
     BehaviourChange,
     BehaviourMode,
+    BehaviourSuite,
     CanaryPrompt,
     CanaryRunResult,
     DiffSegment,
@@ -248,7 +249,27 @@ def behaviour_report() -> DriftReport:
             "(answers changed on 2 prompts)."
         ),
         served_models=(["gpt-4o-mini-2024-07-18"], ["gpt-4o-mini-2024-07-18"]),
+        fingerprints=(["fp_1"], ["fp_2"]),
+        notes=[
+            "backend configuration changed (system fingerprint fp_1 → fp_2): not evidence of "
+            "another model on its own"
+        ],
         behaviour_changes=2,
+    )
+    suite = BehaviourSuite(
+        p_value=0.0025,
+        level=0.025,
+        changed=True,
+        effect=0.21,
+        prompts=2,
+        answers=6,
+        novel=4,
+        expected_novel=0.2,
+        holm_level=0.05,
+        prompts_tested=2,
+        family=2,
+        permutations=400,
+        beyond_known_shifts=True,
     )
     return report.model_copy(
         update={
@@ -257,6 +278,7 @@ def behaviour_report() -> DriftReport:
                 behaviour_change(2, text="What is the capital of Spain?"),
             ],
             "behaviour_tested": 2,
+            "behaviour_suite": suite,
             "attribution": attribution,
         }
     )

@@ -19,7 +19,10 @@ from promptcanary.core.render.baseline_summary import render_summary, section_ke
 from tests.unit.core.render.samples import assert_golden
 
 ANSWERS = {
-    "capital": ["Paris."] * 20 + ["The capital of France is Paris."] * 7 + ["paris"] * 2 + ["Lyon."],
+    "capital": ["Paris."] * 20
+    + ["The capital of France is Paris."] * 7
+    + ["paris"] * 2
+    + ["Lyon."],
     "json": ['{"name": "Ada"}'] * 28 + ["Sure! Here is the JSON: `{name}` | @team <b>x</b>"] * 2,
     "tool": [""] * 3,
 }

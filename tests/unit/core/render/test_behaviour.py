@@ -29,7 +29,9 @@ def test_golden_markdown_behaviour_report() -> None:
     assert first.startswith("## 🟡 PromptCanary: No drift, answers changed on 2 prompts")
     assert first.endswith("who changed: the model")
     assert "### Behaviour changes (2) — answers changed, every probe held" in md
-    assert "new: opens with 'Sure\\! Great question.' — 70% of answers now, was 0%" in md
+    assert "new: opens with 'Sure\\! Great question.' — 7 of 10 answers now, was 0 of 30" in md
+    assert "Answer test across the suite: the answers across the suite moved" in md
+    assert "p = 0.003 at level 0.025" in md
     assert "answers are 2.8× longer" in md
     assert "**Sure\\! Great question.**" in md  # the inline word diff: insertions in bold
     assert "`--fail-on-behaviour-change`" in md
@@ -87,3 +89,12 @@ def test_reports_without_an_attribution_keep_their_first_line() -> None:
     report = drift_report().model_copy(update={"attribution": None})
     first = DriftReporter(report).to_markdown().splitlines()[0]
     assert "who changed" not in first
+
+
+def test_the_html_report_names_holm_and_shows_the_suite_level_test() -> None:
+    html = DriftReporter(behaviour_report()).to_html()
+    assert "Holm-corrected" in html
+    assert "answers: Holm beside the suite-level test" in html
+    assert 'id="behaviour-suite"' in html
+    assert "p = 0.003 at level 0.025" in html
+    assert "backend configuration changed" in html

@@ -21,16 +21,26 @@ from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 OPTIONS = RunOptions(show_progress=False, concurrency=2, max_attempts=1, retry_base_delay=0.0)
 
 
+#: The valid JSON of a paraphrasing model, in turn: answers vary, probes always pass.
+WORDINGS = ('{"ok": true}', '{"ok": true, "note": "fine"}', '{"status": "ok", "ok": true}')
+#: A chatty answer (still valid JSON: the probes pass, the answer test sees it).
+CHATTY = (
+    '{"ok": true, "message": "Sure! Great question, happy to help with that. '
+    'Let me know if you need anything else, I am always here for you!"}'
+)
+
+
 @dataclass
 class Knobs:
     """What the model does: valid JSON, except for prompts listed in ``broken``; each call costs
-    ``price``; ``refuse``: every call is refused (401); ``paraphrase``: the valid JSON in one of two
-    wordings, alternating."""
+    ``price``; ``refuse``: every call is refused (401); ``paraphrase``: the valid JSON in one of
+    :data:`WORDINGS`, in turn; prompts in ``chatty`` answer :data:`CHATTY`."""
 
     broken: set[str] = field(default_factory=set)
     price: float = 0.0
     refuse: bool = False
     paraphrase: bool = False
+    chatty: set[str] = field(default_factory=set)
 
 
 def scripted(knobs: Knobs) -> ScriptedProvider:
@@ -38,8 +48,10 @@ def scripted(knobs: Knobs) -> ScriptedProvider:
         if knobs.refuse:
             raise ProviderError("invalid api key", status_code=401)
         content = "prose" if request.text in knobs.broken else '{"ok": true}'
-        if knobs.paraphrase and len(provider.requests) % 2 == 0:
-            content = '{ "ok": true }'
+        if knobs.paraphrase and request.text not in knobs.broken:
+            content = WORDINGS[len(provider.requests) % len(WORDINGS)]
+        if request.text in knobs.chatty:
+            content = CHATTY
         return request.reply(content, cost_usd=knobs.price or None)
 
     provider = ScriptedProvider(answer, model="test/model")
@@ -107,17 +119,56 @@ def test_a_refused_key_during_screening_confirms_nothing() -> None:
     assert compare(snap, run).is_inconclusive
 
 
-def test_varied_answers_are_topped_up_to_twelve_for_the_answer_test() -> None:
-    model = scripted(Knobs(paraphrase=True))  # answers vary, probes always pass
+def test_answers_like_the_baseline_s_cost_only_the_screening() -> None:
+    model = scripted(Knobs(paraphrase=True))
     snap = baseline(model)
     model.requests.clear()
-    run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
-    assert (
-        len(model.requests) == 3 * 12
-    )  # no probe moved: 3 screening + 9 top-up per prompt, no more
-    assert run.adaptive is not None and run.adaptive.confirmed == []
-    assert run.adaptive.behaviour_confirmed == [p.id for p in SUITE.prompts]
-    for p in SUITE.prompts:
-        assert sorted(r.sample for r in run.llm_responses if r.prompt_id == p.id) == list(range(12))
+    events: list[tuple[str, dict[str, object]]] = []
+    run = measure_adaptive(
+        SUITE, model, snap, AdaptivePolicy(), OPTIONS, progress=lambda e, d: events.append((e, d))
+    )
+    assert len(model.requests) == 9  # nothing looked moved: the answer test needs no fresh answer
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == []
+    assert run.adaptive.behaviour_requests == 0
+    assert [d["purpose"] for e, d in events if e == "start"] == ["screening: every prompt"]
     report = compare(snap, run)
-    assert report.behaviour_tested == 3 and report.behaviour_changes == []
+    assert report.behaviour_tested == 0 and report.behaviour_changes == []
+    assert report.behaviour_suite is not None and report.behaviour_suite.family == 3
+
+
+def test_a_prompt_whose_answers_moved_is_topped_up_to_twelve() -> None:
+    knobs = Knobs(paraphrase=True)
+    model = scripted(knobs)
+    snap = baseline(model)
+    model.requests.clear()
+    knobs.chatty = {"a"}
+    events: list[tuple[str, dict[str, object]]] = []
+    run = measure_adaptive(
+        SUITE, model, snap, AdaptivePolicy(), OPTIONS, progress=lambda e, d: events.append((e, d))
+    )
+    a = SUITE.prompts[0].id
+    assert len(model.requests) == 9 + 9  # 3 screening each, 9 fresh for the moved prompt only
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == [a]
+    assert (run.adaptive.confirmation_requests, run.adaptive.behaviour_requests) == (0, 9)
+    assert sorted(r.sample for r in run.llm_responses if r.prompt_id == a) == list(range(12))
+    assert [d["purpose"] for e, d in events if e == "start"] == [
+        "screening: every prompt",
+        "answer test: prompts whose answers look moved",
+    ]
+    report = compare(snap, run)
+    assert [c.prompt_id for c in report.behaviour_changes] == [a]
+    assert report.behaviour_requests == 9
+
+
+def test_a_probe_confirmed_prompt_is_answer_tested_on_its_first_fresh_answers() -> None:
+    knobs = Knobs()
+    model = scripted(knobs)
+    snap = baseline(model)
+    knobs.broken = {"a"}
+    model.requests.clear()
+    run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(cap=20), OPTIONS)
+    a = SUITE.prompts[0].id
+    assert len(model.requests) == 9 + 20  # the probes' confirmation; the answer test adds nothing
+    assert run.adaptive is not None and run.adaptive.behaviour_confirmed == [a]
+    report = compare(snap, run)
+    assert [(c.prompt_id, c.current_samples) for c in report.behaviour_changes] == [(a, 12)]

@@ -1,12 +1,19 @@
-"""Simulated answers for tests and benchmarks: a model that paraphrases, and the same model with a
-style shift on a share of its answers.
+"""Simulated answers for tests and benchmarks: a model that paraphrases, the same model with a
+style shift on a share of its answers, and a model served at temperature 0 whose answers vary
+between serving sessions.
 
 :func:`paraphrase` samples one answer to a prompt from :data:`PROMPTS`: each answer is built from
 segments, each segment drawn from a few wordings, so one prompt has dozens of wordings of one
 answer (what a model sampled at temperature 0.7–1 does). :func:`shifted` applies a style change
 to an answer (a chatty preamble, a follow-up offer, a tour-guide paragraph, a code fence, JSON in
 prose, a refusal, Spanish, a bullet list). :func:`sample_answers` draws ``n`` answers of a prompt
-with a share of them shifted. Everything is seeded: the same arguments give the same texts.
+with a share of them shifted.
+
+:func:`session_answers` is the default decoding (temperature 0, a seed): per prompt one canonical
+answer and a few variants identical to it up to a late word, whose set differs between serving
+sessions (batch-dependent numerics), as published measurements of temperature-0 endpoints show.
+
+Everything is seeded: the same arguments give the same texts.
 """
 
 from __future__ import annotations
@@ -211,6 +218,7 @@ SHIFTS = (
     "spanish",
     "list",
     "period",
+    "collapse",
 )
 
 _PREAMBLES = ("Sure! Great question.", "Great question!", "Sure! Happy to help.")
@@ -256,6 +264,9 @@ def shifted(answer: str, kind: str, rng: random.Random) -> str:
         )
     if kind == "list":
         return "\n".join(f"- {s.strip()}" for s in answer.replace("\n", " ").split(". ") if s)
+    if kind == "collapse":
+        # Whitespace collapsed: code loses its indentation and line breaks.
+        return " ".join(answer.split())
     if kind == "period":
         # The smallest change: one character at the end.
         return answer.rstrip(".") + "!"
@@ -283,3 +294,69 @@ def sample_answers(
 
 def _multiline(prompt_id: str) -> bool:
     return any("\n" in w or w.endswith(":") for seg in PROMPTS[prompt_id] for w in seg)
+
+
+#: Words a late-diverging variant inserts near the end of the canonical answer.
+_LATE_WORDS = ("also", "usually", "generally", "typically", "indeed", "simply", "often", "then")
+#: Variants per prompt across all sessions; each session serves a few of them.
+SESSION_POOL = 8
+#: Variants one serving session produces, and the share of its answers that are variants.
+SESSION_VARIANTS = 3
+SESSION_VARIANT_SHARE = 0.2
+
+
+def canonical(prompt_id: str) -> str:
+    """The answer a temperature-0 model gives to ``prompt_id`` most of the time."""
+    return paraphrase(prompt_id, random.Random(f"canonical/{prompt_id}"))
+
+
+def late_variants(prompt_id: str) -> list[str]:
+    """:data:`SESSION_POOL` variants of the canonical answer, each identical to it up to a word in
+    its last quarter (one word inserted, dropped or a punctuation mark changed there)."""
+    text = canonical(prompt_id)
+    rng = random.Random(f"variants/{prompt_id}")
+    words = text.split(" ")
+    out: list[str] = []
+    attempts = 0
+    while len(out) < SESSION_POOL and attempts < 200:
+        attempts += 1
+        how = rng.choice(("insert", "drop", "punct")) if len(words) > 2 else "punct"
+        cut = rng.randint(max(1, (3 * len(words)) // 4), len(words) - 1) if len(words) > 1 else 1
+        if how == "insert":
+            variant = " ".join([*words[:cut], rng.choice(_LATE_WORDS), *words[cut:]])
+        elif how == "drop" and cut < len(words) - 1:
+            variant = " ".join([*words[:cut], *words[cut + 1 :]])
+        elif how == "punct":
+            variant = text.rstrip(".!") + rng.choice(("!", ";", "", " .", ".."))
+        else:
+            continue
+        if variant != text and variant not in out:
+            out.append(variant)
+    return out
+
+
+def session_answers(
+    prompt_id: str,
+    n: int,
+    *,
+    session: int,
+    seed: int,
+    share: float = 0.0,
+    kind: str = "chatty",
+) -> list[str]:
+    """``n`` answers of a temperature-0 model in serving session ``session``: the canonical
+    answer, or (in :data:`SESSION_VARIANT_SHARE` of answers) one of this session's variants;
+    each shifted with probability ``share``."""
+    pool = late_variants(prompt_id)
+    chosen = random.Random(f"session/{prompt_id}/{session}").sample(
+        pool, min(SESSION_VARIANTS, len(pool))
+    )
+    rng = random.Random(f"{prompt_id}/{session}/{seed}")
+    base = canonical(prompt_id)
+    answers = []
+    for _ in range(n):
+        answer = rng.choice(chosen) if chosen and rng.random() < SESSION_VARIANT_SHARE else base
+        if share > 0 and rng.random() < share:
+            answer = shifted(answer, kind, rng)
+        answers.append(answer)
+    return answers

@@ -1,0 +1,300 @@
+"""The answers of one prompt, featurised once, and the statistics of a split of them.
+
+Every test of a prompt (the screening gate, the per-prompt test, its stratum of the pooled test)
+compares some of its answers with some others. :class:`AnswerSpace` featurises each distinct text
+once; :meth:`AnswerSpace.prepare` takes the answers of one test, groups near-duplicates
+(:mod:`.groups`) and keeps one kernel row per group; :meth:`Prepared.statistics` gives, for every
+split of those answers into "baseline" and "current", the five views the tests maximise over:
+
+* the MMD² of each kernel block (content, opening, closing, shape: :mod:`.features`);
+* **novelty**: the mean over current answers of 1 − the similarity to the nearest baseline answer.
+  One new way of answering among three current answers barely moves an MMD² (the within-sample
+  terms dominate), while it is a third of the novelty. A variant grouped with a known answer is
+  never novel.
+
+A split is a row of an assignment matrix: 1/n at the answers it calls baseline, −1/m at the others.
+All splits are one matrix product per view, on the group level (answers of one group share their
+kernel row, so only the sums per group matter).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from promptcanary.core.behaviour.groups import TAU, leader_groups
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+#: The views a test maximises over, in the order of :meth:`Prepared.statistics`' rows.
+VIEWS = ("content", "opening", "closing", "shape", "novelty")
+
+_PUNCTUATION = re.compile(r"[\W_]+")
+# Answers this much longer (and by this many words) are never near-duplicates: a quarter is far
+# more than a late-diverging variant adds (a word or two), and the n-gram views cannot see it.
+_LONGER = 1.25
+_LONGER_WORDS = 5
+# Distinct answers featurised in one call by AnswerSpace.many.
+_BATCH_TEXTS = 400
+# Splits × groups × groups floats held at once by the novelty view (chunked above that).
+_NOVELTY_CHUNK = 2_000_000
+
+
+def loose(text: str) -> str:
+    """An answer with case, whitespace and punctuation dropped: what near-duplicates share."""
+    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+
+
+def code_layout(text: str) -> tuple[int, ...]:
+    """The indentation of every line inside the answer's code fences (empty without code)."""
+    from promptcanary.core.behaviour.features import code_lines
+
+    return tuple(len(line) - len(line.lstrip(" \t")) for line in code_lines(text))
+
+
+class AnswerSpace:
+    """Every distinct answer of one prompt, featurised once."""
+
+    def __init__(
+        self, answers: Iterable[str], *, blocks: Sequence[NDArray[np.float64]] | None = None
+    ) -> None:
+        from promptcanary.core.behaviour.features import combined, featurise, grams
+
+        self.texts = list(dict.fromkeys(answers))
+        self._index = {t: i for i, t in enumerate(self.texts)}
+        if blocks is None and self.texts:
+            blocks = featurise(self.texts)
+        self.kernels = grams(blocks) if blocks is not None and self.texts else []
+        self.combined = combined(self.kernels) if self.texts else None
+        self.loose = [loose(t) for t in self.texts]
+        self.layout = [code_layout(t) for t in self.texts]
+        self.words = [len(t.split()) for t in self.texts]
+
+    @classmethod
+    def many(cls, answer_sets: Sequence[Iterable[str]]) -> list[AnswerSpace]:
+        """One space per set, featurised a batch of sets at a time (the features are vectorised
+        over answers; a batch stays small enough that its dense count matrices fit in cache)."""
+        from promptcanary.core.behaviour.features import featurise
+
+        distinct = [list(dict.fromkeys(answers)) for answers in answer_sets]
+        out: list[AnswerSpace] = []
+        batch: list[list[str]] = []
+        for texts in [*distinct, None]:
+            if texts is not None and sum(map(len, batch)) + len(texts) <= _BATCH_TEXTS:
+                batch.append(texts)
+                continue
+            flat = [t for b in batch for t in b]
+            blocks = featurise(flat) if flat else None
+            start = 0
+            for b in batch:
+                rows = slice(start, start + len(b))
+                out.append(cls(b, blocks=[x[rows] for x in blocks] if blocks else None))
+                start += len(b)
+            batch = [texts] if texts is not None else []
+        return out
+
+    def similarity(self, rows: Sequence[int]) -> NDArray[np.float64]:
+        """The similarity the grouping uses between the distinct answers ``rows``: the weighted
+        kernel, 1 for answers that differ only in case, spacing and punctuation, 0 for answers
+        whose code is laid out differently or whose length differs by a quarter or more."""
+        import numpy as np
+
+        assert self.combined is not None
+        kernel = self.combined[np.ix_(rows, rows)]
+        keys = [self.loose[d] for d in rows]
+        if len(set(keys)) < len(keys):
+            # "391" and "391." are the same answer, whatever a short text's n-grams say.
+            same = np.array([[a == b for b in keys] for a in keys])
+            kernel = np.where(same, 1.0, kernel)
+        layouts = [self.layout[d] for d in rows]
+        if len(set(layouts)) > 1:
+            # Code whose lines or indentation changed is never a near-duplicate: whitespace is
+            # meaning there, though the kernel's blocks join it.
+            differ = np.array([[a != b for b in layouts] for a in layouts])
+            kernel = np.where(differ, 0.0, kernel)
+        counts = [self.words[d] for d in rows]
+        most, least = max(counts), min(counts)
+        if most < _LONGER * least or most - least < _LONGER_WORDS:
+            return kernel  # the usual case: no answer is much longer than another
+        words = np.array(counts, dtype=np.float64)
+        longer, shorter = np.maximum.outer(words, words), np.minimum.outer(words, words)
+        # Nor is an answer a quarter longer (and 5 words more): a long answer that grows in
+        # the middle keeps its edges, which is all the n-gram views read of it.
+        grown = (longer >= _LONGER * shorter) & (longer - shorter >= _LONGER_WORDS)
+        return np.where(grown, 0.0, kernel)
+
+    def prepare(
+        self, baseline: Sequence[str], current: Sequence[str], *, tau: float = TAU
+    ) -> Prepared | None:
+        """The answers of one test, near-duplicates grouped; None when there is nothing to
+        compare (a side empty, or every answer in one group)."""
+        import numpy as np
+
+        n, m = len(baseline), len(current)
+        if n < 1 or m < 1 or self.combined is None:
+            return None
+        index = [self._index[a] for a in (*baseline, *current)]
+        counts = Counter(index)
+        distinct = list(counts)
+        kernel = self.similarity(distinct)
+        group = leader_groups(
+            kernel, [counts[d] for d in distinct], [self.texts[d] for d in distinct], tau=tau
+        )
+        leaders = sorted(set(group))
+        if len(leaders) < 2:
+            return None
+        slot = {leader: g for g, leader in enumerate(leaders)}
+        position = {d: p for p, d in enumerate(distinct)}
+        answer_group = np.fromiter(
+            (slot[group[position[i]]] for i in index), dtype=np.intp, count=len(index)
+        )
+        rows = [distinct[leader] for leader in leaders]
+        picked = np.ix_(rows, rows)
+        return Prepared(
+            n=n,
+            m=m,
+            answer_group=answer_group,
+            kernels=[k[picked] for k in self.kernels],
+            combined=self.combined[picked],
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """The answers of one test: ``n`` baseline then ``m`` current, each mapped to its group."""
+
+    n: int
+    m: int
+    answer_group: NDArray[np.intp]
+    """Group of each answer (baseline first)."""
+    kernels: list[NDArray[np.float64]]
+    """Per kernel block, the similarities between the groups' leaders."""
+    combined: NDArray[np.float64]
+    """The weighted kernel between the groups' leaders."""
+    _cache: dict[tuple[int, int], NDArray[np.float64]] = field(default_factory=dict, repr=False)
+
+    def split_statistics(self, permutations: int, seed: int) -> NDArray[np.float64]:
+        """:meth:`statistics` of the observed split (column 0) and the first ``permutations``
+        splits of ``assignments(n, m, permutations, seed)``; computed block by block and kept,
+        so the pooled test and the prompt's own test share the splits they both use."""
+        import numpy as np
+
+        parts = []
+        for b in range(-(-permutations // BLOCK)):
+            key = (seed, b)
+            if key not in self._cache:
+                self._cache[key] = self.statistics(_block(self.n, self.m, seed, b))
+            parts.append(self._cache[key])
+        observed = self._cache.get((seed, -1))
+        if observed is None:
+            observed = self._cache[(seed, -1)] = self.statistics(self.observed()[None, :])
+        return np.hstack([observed, *parts])[:, : permutations + 1]
+
+    @property
+    def groups(self) -> int:
+        return int(self.combined.shape[0])
+
+    def observed(self) -> NDArray[np.float64]:
+        """The assignment row of the observed split."""
+        import numpy as np
+
+        return np.concatenate([np.full(self.n, 1.0 / self.n), np.full(self.m, -1.0 / self.m)])
+
+    def statistics(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        """One row per view (:data:`VIEWS`), one column per split in ``rows``; rounded so that
+        splits that differ only by float noise tie exactly."""
+        import numpy as np
+
+        g = self.groups
+        onehot = np.zeros((self.n + self.m, g))
+        onehot[np.arange(self.n + self.m), self.answer_group] = 1.0
+        # einsum, not ``@``: single-threaded, no BLAS thread pool (see features.grams). The
+        # four kernel blocks side by side: one product gives every view's a K for all splits.
+        weights = np.einsum("pi,ig->pg", rows, onehot)
+        stacked = np.einsum("pg,gh->ph", weights, np.hstack(self.kernels))
+        mmd = (stacked.reshape(len(rows), len(self.kernels), g) * weights[:, None, :]).sum(axis=2)
+        # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
+        sizes = onehot.sum(axis=0)
+        in_baseline = (weights + sizes / self.m) / (1.0 / self.n + 1.0 / self.m)
+        novelty = self._novelty(in_baseline > 0.5, sizes - in_baseline)
+        return np.round(np.vstack([mmd.T, novelty[None, :]]), 12)
+
+    def _novelty(
+        self, seen: NDArray[np.bool_], in_current: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        import numpy as np
+
+        out = np.empty(seen.shape[0])
+        step = max(1, _NOVELTY_CHUNK // max(1, self.groups * self.groups))
+        for start in range(0, len(out), step):
+            part = slice(start, start + step)
+            # The nearest baseline answer of each group: the largest similarity to a group that
+            # has a baseline answer in this split (a group's own similarity is 1).
+            nearest = np.where(seen[part, None, :], self.combined[None, :, :], 0.0).max(axis=2)
+            out[part] = (in_current[part] * (1.0 - nearest)).sum(axis=1) / self.m
+        return out
+
+    def novel_current(self) -> int:
+        """Current answers whose group has no baseline answer (observed split)."""
+        import numpy as np
+
+        known = set(self.answer_group[: self.n].tolist())
+        return int(np.count_nonzero([g not in known for g in self.answer_group[self.n :]]))
+
+    def expected_novel(self) -> float:
+        """Current answers expected to be unlike every baseline answer under no change: ``m``
+        times the share of baseline answers whose group occurs once among them (Good–Turing)."""
+        counts = Counter(self.answer_group[: self.n].tolist())
+        singletons = sum(1 for c in counts.values() if c == 1)
+        return self.m * singletons / self.n
+
+    def current_mode_known(self) -> bool:
+        """Whether the most frequent group of the current answers has a baseline answer (every
+        most frequent one, on ties)."""
+        counts = Counter(self.answer_group[self.n :].tolist())
+        top = max(counts.values())
+        known = set(self.answer_group[: self.n].tolist())
+        return all(g in known for g, c in counts.items() if c == top)
+
+    def expanded(self) -> NDArray[np.float64]:
+        """The weighted kernel with one row per answer."""
+        import numpy as np
+
+        return self.combined[np.ix_(self.answer_group, self.answer_group)]
+
+
+#: Splits are drawn in blocks of this many rows, each from its own seed: a test that stops
+#: early (its first stage is 200 splits) never pays for the splits it did not use.
+BLOCK = 200
+
+
+def assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.float64]:
+    """``permutations`` × ``n + m`` random splits (rows as in :meth:`Prepared.observed`), seeded:
+    the first ``k`` rows are the same whatever ``permutations`` is. Each prompt of a suite gets
+    its own seed: the pooled test needs the prompts' permutations independent (with one shared
+    set its false-alarm rate rose above the level)."""
+    import numpy as np
+
+    blocks = [_block(n, m, seed, b) for b in range(-(-permutations // BLOCK))]
+    if len(blocks) == 1:
+        return blocks[0][:permutations]
+    return np.vstack(blocks)[:permutations]
+
+
+@lru_cache(maxsize=512)
+def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
+    import numpy as np
+
+    rng = np.random.default_rng((seed << 10) + block)
+    # A uniformly random split: the n answers with the smallest random keys are "baseline".
+    keys = rng.random((BLOCK, n + m))
+    cut = np.partition(keys, n - 1, axis=1)[:, n - 1 : n]
+    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
+    a.setflags(write=False)
+    return a
