@@ -7,7 +7,7 @@ The baseline is recorded the way users record one: ``canary.yaml`` (5 prompts, 5
 through ``promptcanary.pipeline`` and the real LiteLLM stack against the loopback OpenAI server
 (``tests/fakes/llm_server.py``), 30 samples per prompt, then saved by ``FileBaselineStore``. The
 model varies its answers like one sampled at temperature 0.7-1
-(``promptcanary.core.behaviour.simulate``: each answer built from segments with a few wordings
+(``tests.fakes.simulate``: each answer built from segments with a few wordings
 each, dozens of wordings per prompt). Printed:
 
 * the baseline file in the stored form (what the store writes now) and in the version 1 layout
@@ -46,7 +46,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from promptcanary import CanarySuite, FileBaselineStore, LiteLLMProvider  # noqa: E402
-from promptcanary.core.behaviour.simulate import sample_answers  # noqa: E402
 from promptcanary.core.models import (  # noqa: E402
     BaselineSnapshot,
     CanaryPrompt,
@@ -59,6 +58,7 @@ from promptcanary.core.models import (  # noqa: E402
 from promptcanary.pipeline import Overrides, measure  # noqa: E402
 from promptcanary.storage.compact import dump_snapshot, parse_snapshot  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text  # noqa: E402
+from tests.fakes.simulate import sample_answers  # noqa: E402
 
 PROMPTS = {
     "capital-france": "What is the capital of France?",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from promptcanary.core.behaviour.simulate import sample_answers
 from promptcanary.core.models import (
     CanaryPrompt,
     CanaryRunResult,
@@ -15,6 +14,7 @@ from promptcanary.core.models import (
     ProviderConfig,
 )
 from promptcanary.storage.file import FileBaselineStore
+from tests.fakes.simulate import sample_answers
 
 PROMPTS = ("capital-france", "user-json", "summary")
 
