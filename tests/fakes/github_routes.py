@@ -11,6 +11,7 @@ from urllib.parse import quote, unquote
 
 from tests.fakes.github_answers import BODY_LIMIT, Answer, _invalid, _not_found, _refused
 from tests.fakes.github_checks_routes import ChecksRoutes
+from tests.fakes.github_status_routes import StatusRoutes
 
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHubServer, FakeRepo, Token
@@ -35,7 +36,7 @@ def _too_long(resource: str) -> Answer:
     )
 
 
-class Router(ChecksRoutes):
+class Router(ChecksRoutes, StatusRoutes):
     """Dispatches one request against the server's state (called under the server lock)."""
 
     def __init__(
@@ -99,6 +100,7 @@ class Router(ChecksRoutes):
             (r"/git/refs/heads/(.+)", ("PATCH", "contents", self.update_ref)),
             (r"/actions/workflows/([^/]+)/dispatches", ("POST", "actions", self.dispatch)),
             *self._checks_routes(),
+            *self._status_routes(),
         ]
 
     # ── GraphQL: the two queries the Action sends ──
