@@ -74,11 +74,13 @@ def create_check_run(
     for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
         batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
         total += len(batch)
-        _append(client, ref.id, title=title, summary=summary, batch=batch, expected=total)
+        append_annotations(
+            client, ref.id, title=title, summary=summary, batch=batch, expected=total
+        )
     return ref
 
 
-def _append(
+def append_annotations(
     client: RepoApi,
     run_id: int,
     *,

@@ -96,6 +96,7 @@ def action(
         plan = session.plan = _with_dispatched_pull_request(session, plan)
     if plan.activity == "check":
         flows.ensure_promote_label(session)
+        session.required.start(session.head_sha(), target.suite.name, provider.config.model_id)
     workflow.print_untrusted(
         f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
         f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
