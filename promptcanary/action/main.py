@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from promptcanary.action import flows, render
+from promptcanary.action import flows, forks, render
 from promptcanary.action.activities import (
     Plan,
     decide,
@@ -72,6 +72,8 @@ def action(
         return flows.skipped(
             session, _with_withheld(plan, config, environ), unmeasured=plan.unmeasured
         )
+    if plan.activity == "fork":  # the workflow_run companion: no model call, no secret
+        return forks.not_measured(session)
     if plan.activity == "promote":
         # Before any model call: a label added by someone who may not promote costs nothing.
         refusal = flows.promotion_refusal(session)

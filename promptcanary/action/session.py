@@ -85,7 +85,10 @@ class Session:
         return ref.html_url
 
     def head_sha(self) -> str:
-        """The commit this run measured: the pull request's head, else ``GITHUB_SHA``."""
+        """The commit this run's verdict goes on: the plan's (a fork's head, for the fork
+        companion), else the pull request's head, else ``GITHUB_SHA``."""
+        if self.plan.head_sha:
+            return self.plan.head_sha
         pr = self.context.pull_request
         sha = ((pr or {}).get("head") or {}).get("sha") if pr is not None else None
         return str(sha or self.context.sha)
@@ -123,11 +126,17 @@ class Session:
 
 
 def skipped(
-    s: Session, reason: str, *, unmeasured: bool = False, check: tuple[str, str] | None = None
+    s: Session,
+    reason: str,
+    *,
+    unmeasured: bool = False,
+    check: tuple[str, str] | None = None,
+    title: str = "PromptCanary skipped: no model was called",
 ) -> Outcome:
     """No model call: explain why in the summary. Neutral exit, except that ``fail-on-skip``
     fails (exit 3) a run left unmeasured because GitHub withheld the secrets. ``check``
-    (suite, model) publishes the skip as the check run too."""
+    (suite, model) publishes the skip as the check run and the commit status too, with
+    ``title``."""
     markdown = render.skipped_markdown(reason, s.where)
     s.workflow.add_summary(markdown)
     s.workflow.notice(reason.replace("`", ""), title="PromptCanary skipped")
@@ -139,7 +148,7 @@ def skipped(
                 check[0],
                 check[1],
                 s.head_sha(),
-                title=checks.title_for("PromptCanary skipped: no model was called"),
+                title=checks.title_for(title),
                 summary=checks.summary_for(markdown, ""),
             ),
             outcome,

@@ -214,6 +214,7 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
         ".env.example",
         ".github/workflows/promptcanary-pr.yml",
         ".github/workflows/promptcanary-promote.yml",
+        ".github/workflows/promptcanary-fork.yml",
         "baselines/.gitkeep",
     ):
         assert (tmp_path / name).exists(), name
@@ -230,7 +231,7 @@ def test_init_name_creates_the_suite_folder_and_the_workflow_at_the_root(tmp_pat
         assert (tmp_path / "demo" / name).exists(), name
     assert not (tmp_path / "canary.yaml").exists()
     assert not (tmp_path / "demo" / ".github").exists()
-    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml", "promptcanary-fork.yml"):
         workflow = (tmp_path / ".github" / "workflows" / name).read_text()
         assert workflow.count("config: demo/canary.yaml") == 1, name
         assert "config: canary.yaml" not in workflow
@@ -255,7 +256,7 @@ def test_init_name_creates_the_suite_folder_and_the_workflow_at_the_root(tmp_pat
 
 def test_init_workflows_are_the_documented_examples(tmp_path: Path) -> None:
     assert pc("init", cwd=tmp_path).returncode == 0
-    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml", "promptcanary-fork.yml"):
         written = (tmp_path / ".github" / "workflows" / name).read_text()
         example = Path(__file__).parents[2] / "examples" / "workflows" / name
         assert written == example.read_text(), name
