@@ -33,6 +33,7 @@ from promptcanary.action.measure import (
 from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.promote import check_in_workspace
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
+from promptcanary.action.suite_reach import check_suite_reach
 from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
@@ -80,6 +81,7 @@ def action(
         if refusal is not None:
             return flows.skipped(session, refusal)
     target = load_target(config)
+    check_suite_reach(target.suite, config)  # before any model call: keys go where allowed
     check = (target.suite.name, target.model) if plan.activity == "check" else None
     missing = None if target.replay else missing_provider_credentials(target.model, environ)
     try:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
@@ -52,6 +54,8 @@ INPUT_DEFAULTS: dict[str, str] = {
     "replay": "",
     "check-workflow": DEFAULT_CHECK_WORKFLOW,
     "fail-on-skip": "false",
+    "judge-hosts": "",
+    "judge-key-env": "",
 }
 
 
@@ -90,6 +94,11 @@ class ActionConfig:
     """Fail the check when canary.yaml changed since the baseline (require a promotion)."""
     fail_on_behaviour_change: bool = False
     """Fail the check when the answers of some prompt changed although every probe held."""
+    judge_hosts: tuple[str, ...] = ()
+    """Hosts (``host`` or ``host:port``, lower case) an ``api_base`` in canary.yaml may name;
+    empty: none (see :mod:`.suite_reach`)."""
+    judge_key_env: tuple[str, ...] = ()
+    """Variables an ``api_key_env`` in canary.yaml may name; empty: none."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,8 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         fail_on_skip=_boolean(environ, "fail-on-skip"),
         fail_on_suite_change=_boolean(environ, "fail-on-suite-change"),
         fail_on_behaviour_change=_boolean(environ, "fail-on-behaviour-change"),
+        judge_hosts=_hosts(environ, "judge-hosts"),
+        judge_key_env=_variables(environ, "judge-key-env"),
     )
 
 
@@ -340,3 +351,57 @@ def _workflow_file(environ: Mapping[str, str], name: str) -> str:
             "workflow id, or 'none'",
         )
     return file
+
+
+def _items(raw: str) -> list[str]:
+    """The entries of a list input: separated by commas, spaces or new lines (a YAML block)."""
+    return [item for item in re.split(r"[\s,]+", raw) if item]
+
+
+def _hosts(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Host names (``judge.example.com``, ``localhost:8080``); a URL gives its host."""
+    raw = read_input(environ, name)
+    hosts = []
+    for item in _items(raw):
+        netloc = urlsplit(item).netloc if "://" in item else item
+        host = netloc.rsplit("@", 1)[-1].lower()
+        if not _HOST_RE.fullmatch(host):
+            raise _invalid(
+                name,
+                item,
+                "host names (e.g. 'judge.example.com' or 'localhost:8080'), separated by commas "
+                "or new lines",
+            )
+        hosts.append(host)
+    return tuple(dict.fromkeys(hosts))
+
+
+def _variables(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Environment variable names; never one of the runner's (they hold the job's tokens)."""
+    from promptcanary.core.probes.judge import RESERVED_ENV_PREFIXES
+
+    raw = read_input(environ, name)
+    names = []
+    for item in _items(raw):
+        if not _ENV_NAME_RE.fullmatch(item):
+            raise _invalid(
+                name, item, "environment variable names (e.g. 'JUDGE_API_KEY'), not values"
+            )
+        if item.upper().startswith(RESERVED_ENV_PREFIXES):
+            raise _invalid(
+                name,
+                item,
+                "a variable of your own: the runner's "
+                + ", ".join(p + "*" for p in RESERVED_ENV_PREFIXES)
+                + " variables hold the job's tokens",
+            )
+        names.append(item)
+    return tuple(dict.fromkeys(names))
+
+
+#: A host name or IP address, with an optional port (``[::1]:8080`` for IPv6).
+_HOST_RE = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*"
+    r"|\[[0-9a-f:.]+\])(?::\d{1,5})?"
+)
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -108,7 +108,7 @@ def compare_command(args: CompareArgs) -> int:
         )
     else:
         assert args.config is not None
-        suite = load_suite(args.config)
+        suite = load_suite(args.config, env_file=args.env_file)
         settings = suite.settings
         provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
         # Find the baseline before calling the model: no point paying for a run that has

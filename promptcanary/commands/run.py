@@ -48,7 +48,7 @@ def run_command(args: RunArgs) -> int:
 
     shard = _check_shard(args)
     start_litellm_warm_up(args.replay)
-    suite = load_suite(args.config)
+    suite = load_suite(args.config, env_file=args.env_file)
     from promptcanary.files import check_destinations
 
     # Before any request is paid for: every destination of this run must be writable.

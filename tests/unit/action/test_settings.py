@@ -200,3 +200,35 @@ def test_the_running_workflow_file_comes_from_github_workflow_ref(tmp_path: Path
     )
     assert ctx.workflow_file == "promptcanary-pr.yml" and ctx.actor == "dependabot[bot]"
     assert load_context({"GITHUB_WORKSPACE": str(tmp_path)}).workflow_file is None
+
+
+def test_judge_hosts_and_key_variables_are_lists(tmp_path: Path) -> None:
+    config = load_config(
+        env(
+            tmp_path,
+            **{
+                "judge-hosts": "Judge.Example.com, localhost:8080\nhttps://user@proxy.test:443/v1",
+                "judge-key-env": "JUDGE_API_KEY\n  OTHER_KEY,JUDGE_API_KEY",
+            },
+        )
+    )
+    assert config.judge_hosts == ("judge.example.com", "localhost:8080", "proxy.test:443")
+    assert config.judge_key_env == ("JUDGE_API_KEY", "OTHER_KEY")
+    assert load_config(env(tmp_path)).judge_hosts == () == load_config(env(tmp_path)).judge_key_env
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("judge-hosts", "judge.example.com/v1", "host names"),
+        ("judge-hosts", "*.example.com", "host names"),
+        ("judge-key-env", "sk-abc123", "environment variable names"),
+        ("judge-key-env", "GITHUB_TOKEN", "the runner's GITHUB_*"),
+        ("judge-key-env", "actions_runtime_token", "hold the job's tokens"),
+    ],
+)
+def test_a_bad_judge_list_names_the_input(tmp_path: Path, name: str, value: str, says: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(env(tmp_path, **{name: value}))
+    assert f"'{name}' input must be" in raised.value.message and says in raised.value.message
+    assert raised.value.field == f"with.{name}"
