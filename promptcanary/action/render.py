@@ -180,9 +180,10 @@ def promoted_markdown(
         if check_run:
             lines += [
                 "",
-                f"✅ Published the check run {md_code(check_run, 200)} as **success** on the new "
-                "commit: the promoted run is that commit's baseline by construction, so a branch "
-                "rule requiring this check is met without another model run.",
+                f"✅ Published the required check {md_code(check_run, 200)} (commit status and "
+                "check run) as **success** on the new commit: the promoted run is that commit's "
+                "baseline by construction, so a branch rule requiring this check is met without "
+                "another model run.",
             ]
         if check_note:
             lines += ["", check_note]
@@ -234,25 +235,46 @@ def promoted_markdown(
 def check_started_note(workflow: str, branch: str) -> str:
     """The promotion comment's line when the check workflow was started on the new head."""
     return (
-        f"▶️ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)} (a "
-        "commit made with the workflow's token starts no workflow by itself): its check job "
-        "measures the new head against the new baseline."
+        f"▶️ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)} "
+        "(`check-workflow`): its check job measures the new head against the new baseline, "
+        "one more model run."
     )
 
 
 def needs_person_note(*, default_token: bool) -> str:
-    """What a promotion leaves to a person: with the workflow's own token, GitHub starts no
-    `pull_request` workflow for the new commit by itself."""
+    """What a promotion leaves to a person, and why (docs/action.md, "What still needs a
+    person"): what GitHub does with a commit pushed to a pull request's branch by the
+    workflow's own token, and what a branch rule does with the reviews."""
+    reviews = (
+        "A branch rule that dismisses stale pull request approvals has dismissed the approving "
+        "reviews (the diff changed), and one requiring approval of the most recent push needs "
+        "an approval given after this commit: a reviewer approves again."
+    )
     if not default_token:
         return (
-            "The commit was made with a token that is not the workflow's own, so the pull "
-            "request's workflows start on the new head by themselves."
+            "**What this leaves to a person.** The commit was made with a token that is not the "
+            "workflow's own, so the pull request's workflows start on the new head by themselves "
+            "(the PromptCanary check among them: one more model run). " + reviews
         )
-    return (
-        "**Still needs a person:** the commit was made with the workflow's own token, so GitHub "
-        "starts no `pull_request` workflow for the new head by itself: other workflows (tests, "
-        "linters) wait until someone clicks **Approve workflows to run** on the pull request or "
-        "pushes a commit. Passing a GitHub App token as `github-token` avoids this."
+    return "\n".join(
+        [
+            "**What this leaves to a person.** The commit was made with the workflow's own "
+            "token (`GITHUB_TOKEN`):",
+            "",
+            "- On GitHub.com and GitHub Enterprise Cloud, GitHub created the new head's runs of "
+            "the pull request's workflows (tests, linters, this PromptCanary check too) waiting "
+            "for approval: the checks they report, and a branch rule requiring them, wait until "
+            "someone with write access clicks **Approve workflows to run** on the pull request. "
+            "Approving also runs the PromptCanary check once more (one model run, against the "
+            "new baseline).",
+            "- On GitHub Enterprise Server, where that approval step has not shipped, GitHub "
+            "creates no run for the new head at all: push a commit, or close and reopen the pull "
+            "request, to run the other workflows.",
+            f"- {reviews}",
+            "",
+            "Passing a GitHub App token as `github-token` starts the workflows without the "
+            "approval; the reviews are dismissed either way.",
+        ]
     )
 
 

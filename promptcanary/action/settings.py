@@ -24,9 +24,11 @@ from promptcanary.errors import ConfigError
 from promptcanary.pipeline.locations import baseline_dir
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
-#: The check workflow `promptcanary init` writes (and examples/workflows holds): the one a
-#: promotion starts on the branch unless `check-workflow` names another (or `none`).
-DEFAULT_CHECK_WORKFLOW = "promptcanary-pr.yml"
+#: A promotion dispatches no workflow unless `check-workflow` names one: the required check is
+#: the commit status the promotion publishes itself, a dispatched run is a second paid model run
+#: whose job check GitHub keeps off the pull request, and dispatching needs `actions: write` in
+#: a job that runs the pull request's suite.
+DEFAULT_CHECK_WORKFLOW = "none"
 MODE_CHOICES = ("auto", "check", "promote", "watch")
 
 #: Every input with its default ("" = not set: the suite's own setting applies).
@@ -86,8 +88,8 @@ class ActionConfig:
     fail_on_inconclusive: bool
     replay_path: Path | None
     check_workflow: str = DEFAULT_CHECK_WORKFLOW
-    """Workflow file started on the branch after a promotion when it exists ("none" = start
-    nothing)."""
+    """Workflow file started on the branch after a promotion when it exists ("none", the
+    default: start nothing)."""
     fail_on_skip: bool = False
     """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
     fail_on_suite_change: bool = False

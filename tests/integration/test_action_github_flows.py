@@ -147,15 +147,23 @@ def test_a_check_workflow_without_a_dispatch_trigger_is_named(world: World) -> N
     assert "only dispatches a workflow whose file, with that trigger, is on the default" in body
 
 
-def test_the_default_check_workflow_is_the_one_init_writes(world: World) -> None:
+def test_by_default_a_promotion_starts_no_workflow(world: World) -> None:
+    # The promotion publishes the required check itself; a dispatch is a second paid model run.
     run = world.run("pull_request", labeled())
+    assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
+    assert world.gh.count("GET", "/actions/workflows/") == 0  # not even looked up
+
+
+def test_a_check_workflow_named_is_the_one_started(world: World) -> None:
+    run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.outputs["result"] == "promoted"
     assert [d["workflow"] for d in world.gh.repos[REPO].dispatches] == ["promptcanary-pr.yml"]
+    assert "one more model run" in world.bot_comments()[0]["body"]
 
 
 def test_a_check_workflow_that_does_not_exist_is_a_note_not_a_refusal(world: World) -> None:
     del world.gh.repos[REPO].workflows["promptcanary-pr.yml"]
-    run = world.run("pull_request", labeled())
+    run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.returncode == 0 and run.outputs["result"] == "promoted"
     assert world.gh.repos[REPO].dispatches == [] and world.gh.count("POST", "/dispatches$") == 0
     body = world.bot_comments()[0]["body"]
@@ -347,10 +355,13 @@ def test_the_watch_issue_is_found_without_its_label_and_relabelled(world: World)
     assert healthy.outputs["result"] == "passed" and issue["state"] == "closed"
 
 
-def test_check_workflow_none_starts_nothing_and_says_so(world: World) -> None:
+def test_check_workflow_none_says_what_is_left_to_a_person(world: World) -> None:
     run = world.run("pull_request", labeled(), **{"check-workflow": "none"})
     assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
-    assert "`check-workflow: none`" in world.bot_comments()[0]["body"]
+    body = world.bot_comments()[0]["body"]
+    assert "Started the check workflow" not in body
+    assert "**Approve workflows to run**" in body and "GitHub Enterprise Server" in body
+    assert "dismisses stale pull request approvals" in body
 
 
 def test_a_502_after_the_branch_moved_is_still_a_promotion(world: World) -> None:

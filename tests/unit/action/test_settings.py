@@ -176,8 +176,8 @@ def test_unreadable_event_payload_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_check_workflow_takes_a_file_name_a_path_or_none(tmp_path: Path) -> None:
-    # The default names the check workflow `promptcanary init` writes.
-    assert load_config(env(tmp_path)).check_workflow == "promptcanary-pr.yml"
+    # The default starts nothing: dispatching is opt-in.
+    assert load_config(env(tmp_path)).check_workflow == "none"
     assert load_config(env(tmp_path)).fail_on_skip is False
     path = ".github/workflows/promptcanary-pr.yml"
     assert load_config(env(tmp_path, **{"check-workflow": path})).check_workflow == (
