@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -50,6 +50,19 @@ class RepoApi(Protocol):
         safe: bool = False,
         read_back: Callable[[], T | None] | None = None,
     ) -> T: ...
+
+
+def poll(
+    probe: Callable[[], T | None], *, pauses: Sequence[float], pause: Callable[[float], None]
+) -> T | None:
+    """``probe()`` after each of ``pauses`` until it finds something; None when it never does.
+    For reading back a write whose effect GitHub creates after answering (a dispatched run)."""
+    for seconds in pauses:
+        pause(seconds)
+        found = probe()
+        if found is not None:
+            return found
+    return None
 
 
 def call(what: str, fn: Callable[[], T]) -> T:

@@ -11,13 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from promptcanary.action.github_calls import RepoApi, call
+from promptcanary.action.github_calls import RepoApi, call, poll
 from promptcanary.errors import GitHubError
 
 #: GitHub takes at most this many annotations per check-run request; more go in updates.
 ANNOTATIONS_PER_REQUEST = 50
-#: How long a dispatched run may take to show in the runs list before it is looked for.
-DISPATCH_SETTLE_S = 5.0
+#: The pauses before each look for a dispatched run after a 5xx answer (a minute in all).
+#: GitHub answers a dispatch before it creates the run, so the run shows in the runs list a
+#: moment later; a dispatch whose run has not shown within this is taken as lost and sent again
+#: (a lost dispatch would leave the new head without its check; a second one pays a second run).
+DISPATCH_READ_BACK_S = (5.0, 10.0, 15.0, 30.0)
 
 
 @dataclass(frozen=True)
@@ -141,12 +144,14 @@ def dispatch_workflow(client: RepoApi, workflow: str, *, ref: str) -> None:
 
     before = count()
 
+    def new_run() -> bool | None:
+        after = count()
+        return True if after is not None and before is not None and after > before else None
+
     def landed() -> bool | None:
         if before is None:
             return None
-        client.sender.pause(DISPATCH_SETTLE_S)
-        after = count()
-        return True if after is not None and after > before else None
+        return poll(new_run, pauses=DISPATCH_READ_BACK_S, pause=client.sender.pause)
 
     client.send(
         f"start the workflow '{workflow}' on '{ref}'",

@@ -104,7 +104,8 @@ class Session:
         """Add the GitHub failures to the summary and the comment id to the outputs."""
         outcome.comment_id = self.comment_id
         if self.failures:
-            self.workflow.add_summary(render.github_failure_note(self.failures))
+            # The room the report left for it (a full summary must not drop this note).
+            self.workflow.add_summary(render.github_failure_note(self.failures), reserve=0)
         return outcome
 
     def workspace_relative(self, path: Path) -> str:

@@ -476,4 +476,6 @@ class Router(ChecksRoutes, StatusRoutes):
                 "login": self.token.login,
             }
         )
+        if repo.run_delay:  # GitHub creates the run after answering, not before
+            repo.run_hidden[len(repo.dispatches) - 1] = repo.run_delay
         return 204, None, {}

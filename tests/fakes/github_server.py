@@ -19,8 +19,9 @@ head, and behaves like GitHub where the Action depends on it:
   the branch head (422 "Update is not a fast forward"), and :meth:`FakeGitHubServer.push` moves a
   head the way a developer's push does;
 - workflow dispatches are recorded in :attr:`FakeRepo.dispatches` (404 unknown workflow, 422
-  without a ``workflow_dispatch`` trigger) and listed as workflow runs; ``GET`` of a workflow
-  answers 404 for a file that does not exist;
+  without a ``workflow_dispatch`` trigger) and listed as workflow runs — after
+  :attr:`FakeRepo.run_delay` reads of the list, as GitHub creates the run asynchronously; ``GET``
+  of a workflow answers 404 for a file that does not exist;
 - creating a repository label needs ``issues: write`` (``pull-requests: write`` is not enough);
 - check runs (:attr:`FakeRepo.check_runs`) need ``checks: write`` and a GitHub App's token
   (a personal token gets 403); a head SHA that is not a commit, more than 50 annotations in one
@@ -157,6 +158,10 @@ class FakeRepo:
     workflows: dict[str, bool] = field(default_factory=dict)
     # workflow dispatches received: {"workflow", "ref", "inputs", "login"}
     dispatches: list[dict[str, Any]] = field(default_factory=list)
+    # GitHub answers a dispatch before the run exists: a new dispatch's run is missing from
+    # this many reads of the runs list (0: it is there at once)
+    run_delay: int = 0
+    run_hidden: dict[int, int] = field(default_factory=dict)
     # check runs by id: {"name", "head_sha", "status", "conclusion", "output", "annotations",
     # "app", "check_suite_id"}
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -298,11 +297,8 @@ def test_the_promote_label_is_created_once(gh: FakeGitHubServer) -> None:
     assert gh.count("POST", "/labels$") == 1
 
 
-def test_secondary_rate_limits_wait_a_minute_without_retry_after(
-    gh: FakeGitHubServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    slept: list[float] = []
-    monkeypatch.setattr(time, "sleep", slept.append)  # urllib3's backoff sleeps through time.sleep
+def test_secondary_rate_limits_wait_a_minute_without_retry_after(gh: FakeGitHubServer) -> None:
+    slept: list[float] = []  # reads pause through the client's `sleep`, as writes do
     gh.fail(
         "GET",
         "/issues/5/comments$",
@@ -311,7 +307,11 @@ def test_secondary_rate_limits_wait_a_minute_without_retry_after(
         message="You have exceeded a secondary rate limit. Please wait a few minutes.",
     )
     GitHubClient.connect(
-        token=DEFAULT_TOKEN, api_url=gh.base_url, repository=REPO, throttle=False
+        token=DEFAULT_TOKEN,
+        api_url=gh.base_url,
+        repository=REPO,
+        throttle=False,
+        sleep=slept.append,
     ).upsert_comment(5, marker=MARKER, body=MARKER)
     assert slept and max(slept) >= 60
     assert gh.count("GET", "/issues/5/comments$") == 2
