@@ -68,22 +68,36 @@ def create_check_run(
         lambda: client.request("POST", "/check-runs", body),
         read_back=existing,
     )
-    ref = (
-        created
-        if isinstance(created, CheckRunRef)
-        else CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
-    )
-    total = len(first)
-    for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
-        batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
-        total += len(batch)
-        append_annotations(
-            client, ref.id, title=title, summary=summary, batch=batch, expected=total
-        )
+    ref = check_run_ref(created)
+    append_rest(client, ref.id, title=title, summary=summary, rest=rest, sent=len(first))
     return ref
 
 
-def append_annotations(
+def check_run_ref(answer: Any) -> CheckRunRef:
+    """The check run GitHub answered with (its JSON), or the one a read-back already found."""
+    if isinstance(answer, CheckRunRef):
+        return answer
+    return CheckRunRef(int(answer["id"]), str(answer.get("html_url") or ""))
+
+
+def append_rest(
+    client: RepoApi,
+    run_id: int,
+    *,
+    title: str,
+    summary: str,
+    rest: list[dict[str, Any]],
+    sent: int,
+) -> None:
+    """Add the annotations beyond the ``sent`` ones already on the check run, 50 a request."""
+    total = sent
+    for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
+        batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
+        total += len(batch)
+        _append(client, run_id, title=title, summary=summary, batch=batch, expected=total)
+
+
+def _append(
     client: RepoApi,
     run_id: int,
     *,

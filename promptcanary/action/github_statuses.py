@@ -16,7 +16,8 @@ from promptcanary.action.github_calls import RepoApi
 from promptcanary.action.github_runs import (
     ANNOTATIONS_PER_REQUEST,
     CheckRunRef,
-    append_annotations,
+    append_rest,
+    check_run_ref,
 )
 
 #: GitHub refuses (422) a status description over 140 characters; it does not cut it.
@@ -83,9 +84,7 @@ def start_check_run(
         lambda: client.request("POST", "/check-runs", body),
         read_back=existing,
     )
-    if isinstance(created, CheckRunRef):
-        return created
-    return CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
+    return check_run_ref(created)
 
 
 def complete_check_run(
@@ -122,16 +121,6 @@ def complete_check_run(
         lambda: client.request("PATCH", f"/check-runs/{run_id}", body),
         read_back=completed,
     )
-    ref = (
-        done
-        if isinstance(done, CheckRunRef)
-        else CheckRunRef(int(done["id"]), str(done.get("html_url") or ""))
-    )
-    total = len(first)
-    for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
-        batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
-        total += len(batch)
-        append_annotations(
-            client, ref.id, title=title, summary=summary, batch=batch, expected=total
-        )
+    ref = check_run_ref(done)
+    append_rest(client, ref.id, title=title, summary=summary, rest=rest, sent=len(first))
     return ref

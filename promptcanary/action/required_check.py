@@ -191,33 +191,40 @@ class RequiredCheck:
             )
         except GitHubError as exc:
             self.statuses_refused = True
-            if exc.status in (401, 403, 404):
-                self.workflow.notice(
-                    f"Could not set the commit status '{name}' ({exc.message}): the token lacks "
-                    "`statuses: write`. Add `statuses: write` to the job's `permissions:` so the "
-                    "required check is on the commit from the start (pending while the suite "
-                    "runs); until then the check run and the job's own check carry the verdict.",
-                    title="PromptCanary",
-                )
-            else:
-                message = f"Could not set the commit status '{name}'. {exc.message}"
-                self.failures.append(message)
-                self.workflow.warning(message, title="PromptCanary")
+            self._refused(
+                f"set the commit status '{name}'",
+                exc,
+                permission="statuses: write",
+                gives="so the required check is on the commit from the start (pending while the "
+                "suite runs)",
+                instead="the check run and the job's own check carry",
+            )
             return False
         return True
 
     def _check_run_refused(self, name: str, exc: GitHubError) -> None:
-        """Without ``checks: write`` say so once; any other refusal is a warning."""
         self.checks_refused = True
+        self._refused(
+            f"publish the check run '{name}'",
+            exc,
+            permission="checks: write",
+            gives="to get the named check and its annotations on canary.yaml",
+            instead="the commit status and the job's own check carry",
+        )
+
+    def _refused(
+        self, what: str, exc: GitHubError, *, permission: str, gives: str, instead: str
+    ) -> None:
+        """A refusal: a missing permission is a notice (said once: the caller stops trying),
+        anything else a warning listed in the summary."""
         if exc.status in (401, 403, 404):
             self.workflow.notice(
-                f"Could not publish the check run '{name}' ({exc.message}): the token lacks "
-                "`checks: write`. Add `checks: write` to the job's `permissions:` to get the "
-                "named check and its annotations on canary.yaml; until then the commit status "
-                "and the job's own check carry the verdict.",
+                f"Could not {what} ({exc.message}): the token lacks `{permission}`. Add "
+                f"`{permission}` to the job's `permissions:` {gives}; until then {instead} the "
+                "verdict.",
                 title="PromptCanary",
             )
         else:
-            message = f"Could not publish the check run '{name}'. {exc.message}"
+            message = f"Could not {what}. {exc.message}"
             self.failures.append(message)
             self.workflow.warning(message, title="PromptCanary")

@@ -10,6 +10,7 @@ import pytest
 
 from promptcanary.action.guards import (
     PROMOTION_MESSAGE,
+    GateDecision,
     PullRequestNow,
     baselines_of,
     emptied_gate,
@@ -44,49 +45,34 @@ def test_baselines_of_picks_the_pairs_files_by_the_stores_own_names() -> None:
     assert baselines_of(names, SUITE, MODEL) == [mine]
 
 
-def test_a_head_with_a_baseline_is_compared_as_always() -> None:
-    decision = emptied_gate(
-        head_has_baseline=True,
+def gate(head: bool, base: list[str], *, allowed: bool = False) -> GateDecision:
+    return emptied_gate(
+        head_has_baseline=head,
         base_ref="main",
-        base_baselines=["x.json"],
-        baseline_folder="baselines",
-        allowed=False,
+        base_baselines=base,
+        baseline_folder="suite/baselines",
+        allowed=allowed,
     )
+
+
+def test_a_head_with_a_baseline_is_compared_as_always() -> None:
+    decision = gate(True, ["x.json"])
     assert decision.action == "compare" and decision.reason == ""
 
 
 def test_a_first_baseline_nobody_had_is_no_baseline_as_before() -> None:
-    decision = emptied_gate(
-        head_has_baseline=False,
-        base_ref="main",
-        base_baselines=[],
-        baseline_folder="baselines",
-        allowed=False,
-    )
-    assert decision.action == "no-baseline"
+    assert gate(False, []).action == "no-baseline"
 
 
 def test_a_pull_request_that_drops_the_bases_baseline_fails() -> None:
-    decision = emptied_gate(
-        head_has_baseline=False,
-        base_ref="main",
-        base_baselines=["old.json", "newest.json"],
-        baseline_folder="suite/baselines",
-        allowed=False,
-    )
+    decision = gate(False, ["old.json", "newest.json"])
     assert decision.action == "fail"
     assert "`main`" in decision.reason and "`suite/baselines/newest.json`" in decision.reason
     assert "promote a new baseline" in decision.reason
 
 
 def test_the_workflow_may_allow_dropping_it() -> None:
-    decision = emptied_gate(
-        head_has_baseline=False,
-        base_ref="main",
-        base_baselines=["newest.json"],
-        baseline_folder="baselines",
-        allowed=True,
-    )
+    decision = gate(False, ["newest.json"], allowed=True)
     assert decision.action == "no-baseline" and "allows that" in decision.reason
 
 
