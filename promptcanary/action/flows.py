@@ -1,31 +1,29 @@
-"""What each activity does once the suite has run: report, gate, comment, promote, watch.
+"""What each activity tells GitHub around the pipeline's use case: before the first request
+(:func:`starting`), and once the suite has run (report, comment, check run, commit, watch issue).
 
-Order matters and is the same everywhere: the report goes to the report files and the job summary
+The measuring and judging are :mod:`promptcanary.pipeline`'s; these flows only publish them. Order
+matters and is the same everywhere: the report goes to the report files and the job summary
 *first*, then GitHub is asked to comment / commit / open an issue. A GitHub refusal becomes a
 ``::warning::`` and a note in the summary; it never loses the report or changes the gate decision.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
+from promptcanary import pipeline
 from promptcanary.action import checks, render
+from promptcanary.action.activities import Plan
 from promptcanary.action.dispatch import start_check
 from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same_login
-from promptcanary.action.measure import (
-    Target,
-    compare_run,
-    latest_baseline,
-    run_is_unusable,
-    store_for,
-)
-from promptcanary.action.outcome import Outcome, ReportFiles, drift_over_threshold, gate
-from promptcanary.action.promote import promote
+from promptcanary.action.outcome import Outcome, ReportFiles
+from promptcanary.action.promote import check_in_workspace, commit_baseline
 from promptcanary.action.session import CheckRun, Session, skipped
+from promptcanary.action.suite_reach import check_suite_reach
 from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.core.reporter import run_to_json
 from promptcanary.errors import (
-    EXIT_INCONCLUSIVE,
     EXIT_OK,
     EXIT_PROMOTION_FAILED,
     GitHubError,
@@ -33,7 +31,8 @@ from promptcanary.errors import (
 
 if TYPE_CHECKING:
     from promptcanary.action.github import GitHubClient
-    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.core.models import DriftReport
+    from promptcanary.core.suite import CanarySuite
 
 __all__ = [
     "Session",
@@ -43,6 +42,7 @@ __all__ = [
     "promoted",
     "promotion_refusal",
     "skipped",
+    "starting",
 ]
 
 #: Label of the watch issue.
@@ -52,6 +52,41 @@ PROMOTE_LABEL_COLOR = "fbca04"
 PROMOTE_LABEL_DESCRIPTION = "PromptCanary: accept this pull request's run as the new baseline"
 #: Repository permissions that may promote a baseline (``maintain`` reads as ``write``).
 PROMOTING_PERMISSIONS = ("admin", "write")
+
+
+def starting(s: Session, ready: pipeline.Ready) -> None:
+    """Just before the first request (the pipeline's announcement): find the pull request of a
+    dispatched check, make sure the promote label exists, say what runs, show the plan in the
+    summary, and refuse a promotion whose baseline could not be written. A suite sending a key
+    where the workflow does not allow stops here, before any GitHub write; a check's required
+    check is set pending."""
+    check_suite_reach(ready.suite, s.config)
+    if s.plan.activity == "check" and s.plan.pr_number is None:
+        s.plan = _with_dispatched_pull_request(s)
+    if s.plan.activity == "check":
+        ensure_promote_label(s)
+        s.required.start(s.head_sha(), ready.suite.name, ready.model)
+    s.workflow.print_untrusted(
+        f"PromptCanary: {s.plan.activity} — suite '{ready.suite.name}' on {ready.model} "
+        f"({len(ready.suite.prompts)} prompts × {len(ready.suite.probes)} probes)"
+    )
+    if ready.plan is not None:
+        s.workflow.add_summary(f"**PromptCanary** · {md_text(ready.plan.line(), 1000)}\n\n")
+    if s.plan.activity == "promote":  # before paying for a run whose baseline could not be written
+        check_in_workspace(s.config.baseline_dir, s.context.workspace)
+
+
+def _with_dispatched_pull_request(s: Session) -> Plan:
+    """The check a promotion dispatched has no pull request in its event: find the branch's
+    open pull request, so its sticky comment is updated as on any check."""
+    context = s.context
+    if context.event_name != "workflow_dispatch" or not context.branch:
+        return s.plan
+    branch = context.branch
+    number = s.call_github(
+        "find the pull request of this branch", lambda gh: gh.open_pull_for(branch)
+    )
+    return s.plan if number is None else dataclasses.replace(s.plan, pr_number=number)
 
 
 def ensure_promote_label(s: Session) -> None:
@@ -80,9 +115,10 @@ def ensure_promote_label(s: Session) -> None:
         )
 
 
-def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
+def no_baseline(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outcome:
     """A run with nothing to compare against: say so, which folder was searched, and how to
     promote one."""
+    run = checked.run
     searched = s.workspace_relative(s.config.baseline_dir)
     s.workflow.notice(
         f"No baseline of suite '{run.suite_name}' on {run.provider.model_id} in {searched}/ "
@@ -92,17 +128,13 @@ def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportF
     full = render.no_baseline_markdown(
         run, s.where, budget=render.FILE_REPORT_BUDGET, searched=searched
     )
-    unusable = run_is_unusable(run, target.suite, s.config)
     outcome = Outcome(
-        "no-baseline",
-        EXIT_OK,
+        checked.verdict.result,
+        checked.verdict.exit_code,
         run=run,
         report_path=files.write(".md", full),
         json_path=files.write(".run.json", run_to_json(run)),
     )
-    if unusable:
-        outcome.result = "inconclusive"
-        outcome.exit_code = EXIT_INCONCLUSIVE if s.config.fail_on_inconclusive else EXIT_OK
     s.workflow.add_summary(
         full
         if len(full) <= render.SUMMARY_REPORT_BUDGET
@@ -120,8 +152,8 @@ def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportF
             f"No baseline yet for '{run.suite_name}' on {run.provider.model_id}: overall score "
             f"{run.overall_score:.2f}, pass rate {run.pass_rate:.0%}"
         )
-        if unusable:
-            first = f"Inconclusive: {unusable}"
+        if checked.unusable:
+            first = f"Inconclusive: {checked.unusable}"
         s.publish_check(
             CheckRun(
                 run.suite_name,
@@ -135,28 +167,21 @@ def no_baseline(s: Session, target: Target, run: CanaryRunResult, files: ReportF
     return s.finish(outcome)
 
 
-def compared(
-    s: Session,
-    target: Target,
-    run: CanaryRunResult,
-    baseline: BaselineSnapshot,
-    files: ReportFiles,
-) -> Outcome:
-    """check / watch: compare with the baseline, gate, and tell the PR or the watch issue."""
+def compared(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outcome:
+    """check / watch: publish the comparison and its verdict on the PR or the watch issue."""
     from promptcanary.core.reporter import DriftReporter
-    from promptcanary.storage.file import filename_for
 
-    report = compare_run(baseline, run, target.suite, s.config)
-    result, code = gate(report, s.config)
+    report, verdict = checked.report, checked.verdict
+    assert report is not None and checked.suite is not None and checked.baseline_path is not None
     full = render.drift_markdown(report, s.where, budget=render.FILE_REPORT_BUDGET)
     outcome = Outcome(
-        result,
-        code,
+        verdict.result,
+        verdict.exit_code,
         report=report,
-        run=run,
+        run=checked.run,
         report_path=files.write(".md", full),
         json_path=files.write(".json", DriftReporter(report).to_json()),
-        baseline_path=s.workspace_relative(s.config.baseline_dir / filename_for(baseline)),
+        baseline_path=s.workspace_relative(checked.baseline_path),
     )
     summary = (
         full
@@ -170,18 +195,19 @@ def compared(
         marker = render.comment_marker(report.suite_name, report.provider.model_id)
         body = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET)
         outcome.comment_url = s.comment(marker, body, files)
-        s.publish_check(_verdict_check(s, target, report, body, marker, code != EXIT_OK), outcome)
+        failing = verdict.exit_code != EXIT_OK
+        s.publish_check(_verdict_check(s, checked.suite, report, body, marker, failing), outcome)
     return s.finish(outcome)
 
 
 def _verdict_check(
-    s: Session, target: Target, report: DriftReport, body: str, marker: str, failing: bool
+    s: Session, suite: CanarySuite, report: DriftReport, body: str, marker: str, failing: bool
 ) -> CheckRun:
     """The check run of a comparison: the report, and its regressions on canary.yaml's lines."""
     path = s.repo_relative(s.config.config_path)
     annotations: list[dict[str, object]] = []
     if path is not None and report.regressions:
-        prompt_line, probe_line = checks.prompt_lines(s.config.config_path, target.suite)
+        prompt_line, probe_line = checks.prompt_lines(s.config.config_path, suite)
         annotations = list(
             checks.annotations_for(
                 report,
@@ -208,7 +234,7 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
         return ""  # an unmeasurable run says nothing about the model: leave the issue as is
     over = report.has_drift and (
         s.config.fail_on_severity == "never"
-        or drift_over_threshold(report, s.config.fail_on_severity)
+        or pipeline.over_threshold(report, s.config.fail_on_severity)
     )
     # A behaviour change is what a watch is for (the provider swapped the model behind the
     # name): it opens the issue even when every probe held.
@@ -236,20 +262,25 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
     return s.call_github("close the watch issue", close) or ""
 
 
-def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFiles) -> Outcome:
-    """Save the run as the new baseline and commit it to the branch; never from a bad run."""
-    unusable = run_is_unusable(run, target.suite, s.config)
+def promoted(
+    s: Session, measured: pipeline.BaselineRun, files: ReportFiles, policy: pipeline.GatePolicy
+) -> Outcome:
+    """Commit the baseline the pipeline saved to the branch; a run it refused (unusable) is
+    reported as inconclusive and nothing is committed."""
+    run = measured.run
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
-    if unusable:
+    if measured.saved is None:
+        assert measured.unusable is not None  # a promotion always asks to save
         reason = (
-            f"Not promoted: {unusable}. A baseline must be a trustworthy run; fix the cause, "
-            "then remove and re-add the label."
+            f"Not promoted: {measured.unusable}. A baseline must be a trustworthy run; fix the "
+            "cause, then remove and re-add the label."
         )
         markdown = render.skipped_markdown(md_text(reason, 600), s.where, marker=marker)
         s.workflow.add_summary(markdown)
+        verdict = pipeline.gate(None, policy, unusable=measured.unusable)
         outcome = Outcome(
-            "inconclusive",
-            EXIT_INCONCLUSIVE if s.config.fail_on_inconclusive else EXIT_OK,
+            verdict.result,
+            verdict.exit_code,
             run=run,
             report_path=files.write(".md", markdown),
             json_path=files.write(".run.json", run_to_json(run)),
@@ -257,40 +288,30 @@ def promoted(s: Session, target: Target, run: CanaryRunResult, files: ReportFile
         outcome.comment_url = s.comment(marker, markdown, files)
         return s.finish(outcome)
 
-    store = store_for(s.config)
-    previous = latest_baseline(store, run.suite_name, run.provider.model_id)
-    change = change_summary = None
-    if previous is not None:
-        report = compare_run(previous, run, target.suite, s.config)
-        change = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET - 4000)
-        change_summary = report.summary
+    previous, change, change_summary = measured.previous, None, None
+    if measured.change is not None:
+        budget = render.COMMENT_REPORT_BUDGET - 4000
+        change = render.drift_markdown(measured.change, s.where, budget=budget)
+        change_summary = measured.change.summary
     branch = s.plan.promote_branch or ""
-    note = f"promoted by PromptCanary ({s.context.event_name}"
-    note += f", PR #{s.plan.pr_number})" if s.plan.pr_number else ")"
-    promotion = promote(
+    promotion = commit_baseline(
+        measured.saved,
         run,
-        store=store,
         workspace=s.context.workspace,
         branch=branch,
         parent=s.plan.promote_parent,
         github=s.github,
-        note=note,
     )
     moved = isinstance(promotion.error, BranchMovedError)
-    check_note = None
+    check_note = failure = None
     if promotion.error is not None:
-        message = f"Could not commit the new baseline to '{branch}'. {promotion.error.message}"
-        if promotion.error.hint:
-            message += f" {promotion.error.hint}"
+        failure = promotion.error.message
+        failure += f" {promotion.error.hint}" if promotion.error.hint else ""
+        message = f"Could not commit the new baseline to '{branch}'. {failure}"
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
     else:
         check_note = start_check(s, branch)
-    failure = None
-    if promotion.error is not None:
-        failure = promotion.error.message + (
-            f" {promotion.error.hint}" if promotion.error.hint else ""
-        )
 
     def body(check_run: str | None = None) -> str:
         return render.promoted_markdown(

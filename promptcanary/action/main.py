@@ -2,18 +2,20 @@
 
 :func:`main` is what ``entrypoint.py`` calls. It masks secrets before printing anything, reads the
 inputs and the runner's context, builds the GitHub client and hands everything to :func:`action`,
-which is a straight line because :mod:`.activities` decided the branching and :mod:`.flows` does
-the work. Every I/O dependency of :func:`action` is a parameter.
+which is a straight line: :mod:`.activities` decided the branching, the pipeline's use case
+(:func:`promptcanary.pipeline.check` or :func:`~promptcanary.pipeline.baseline_run`) measures and
+judges, and :mod:`.flows` tells GitHub. Every I/O dependency of :func:`action` is a parameter.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import traceback
 from collections.abc import Callable, Mapping
-from typing import TextIO
+from functools import partial
+from typing import TYPE_CHECKING, TextIO
 
+from promptcanary import pipeline
 from promptcanary.action import flows, forks, render
 from promptcanary.action.activities import (
     Plan,
@@ -22,18 +24,9 @@ from promptcanary.action.activities import (
     secrets_withheld,
 )
 from promptcanary.action.github import GitHubClient
-from promptcanary.action.measure import (
-    ProviderFactory,
-    default_provider,
-    latest_baseline,
-    load_target,
-    run_suite,
-    store_for,
-)
 from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
-from promptcanary.action.promote import check_in_workspace
+from promptcanary.action.promote import WorkspaceStore
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
-from promptcanary.action.suite_reach import check_suite_reach
 from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
@@ -44,6 +37,9 @@ from promptcanary.errors import (
     redact,
 )
 from promptcanary.providers.credentials import MissingCredentialsError
+
+if TYPE_CHECKING:
+    from promptcanary.providers.base import BaseLLMProvider
 
 #: Builds the GitHub client from the inputs and context (None: no token, no repository).
 GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
@@ -56,9 +52,9 @@ def action(
     github: GitHubClient | None,
     workflow: Workflow,
     environ: Mapping[str, str],
-    make_provider: ProviderFactory = default_provider,
+    make_provider: pipeline.ProviderFactory = pipeline.make_provider,
 ) -> Outcome:
-    """Run the Action once: decide, measure, report, gate."""
+    """Run the Action once: decide, run the pipeline's use case, report, gate."""
     plan = decide(config, context)
     if context.event_name == "pull_request_target":
         workflow.warning(
@@ -80,61 +76,98 @@ def action(
         refusal = flows.promotion_refusal(session)
         if refusal is not None:
             return flows.skipped(session, refusal)
-    target = load_target(config)
-    check_suite_reach(target.suite, config)  # before any model call: keys go where allowed
-    check = (target.suite.name, target.model) if plan.activity == "check" else None
-    missing = None if target.replay else missing_provider_credentials(target.model, environ)
+    overrides, policy = _overrides(config), _gate_policy(config)
+    ports = pipeline.Ports(
+        store=WorkspaceStore(config.baseline_dir, context.workspace),
+        make_provider=partial(_with_credentials, make_provider, environ),
+        # Just before the first request, after the provider is made: no GitHub write for a run
+        # that cannot call its model.
+        announce=partial(flows.starting, session),
+        pricer=pipeline.litellm_price,
+    )
     try:
-        if missing is not None:
-            raise missing
-        # Before any GitHub write: preflight may find what the model's prefix did not say (a
-        # bare name LiteLLM routes to a cloud), and the same class tells it.
-        provider = make_provider(target.model, config)
-    except MissingCredentialsError as error:
+        if plan.activity == "promote":
+            note = _promotion_note(session)
+            request = pipeline.BaselineRunRequest(
+                config.config_path, overrides, save=True, note=note, compare_with_previous=True
+            )
+            result: pipeline.Check | pipeline.BaselineRun = pipeline.baseline_run(request, ports)
+        else:
+            # The first run on a repository has no baseline yet: it reports the run alone.
+            check = pipeline.CheckRequest(
+                config.config_path, overrides, policy, require_baseline=False
+            )
+            result = pipeline.check(check, ports)
+    except MissingCredentialsError as error:  # raised only where the provider is made
         if not secrets_withheld(context):
             # Anywhere GitHub does give secrets, missing credentials are a mistake (a typo in
             # the secret's name, a secret never created): a green skip would hide it forever.
             raise _in_the_step(error) from None
-        return flows.skipped(session, _withheld_reason(error), unmeasured=True, check=check)
-    if plan.activity == "check" and plan.pr_number is None:
-        plan = session.plan = _with_dispatched_pull_request(session, plan)
-    if plan.activity == "check":
-        flows.ensure_promote_label(session)
-        session.required.start(session.head_sha(), target.suite.name, provider.config.model_id)
-    workflow.print_untrusted(
-        f"PromptCanary: {plan.activity} — suite '{target.suite.name}' on {target.model} "
-        f"({len(target.suite.prompts)} prompts × {len(target.suite.probes)} probes)"
-    )
-    promote = plan.activity == "promote"
-    if promote:  # before paying for a run whose baseline could not be written
-        check_in_workspace(config.baseline_dir, context.workspace)
-    # The baseline is found first: an adaptive check (samples: auto) screens against it.
-    baseline = (
-        None
-        if promote
-        else latest_baseline(store_for(config), target.suite.name, provider.config.model_id)
-    )
-    run = run_suite(target, config, provider, baseline=baseline, for_baseline=promote)
+        from promptcanary.core.config import load_header
+
+        run_check = (load_header(config.config_path)[0], error.model)
+        return flows.skipped(
+            session,
+            _withheld_reason(error),
+            unmeasured=True,
+            check=run_check if plan.activity == "check" else None,
+        )
+    run = result.run
     folder = reports_dir(context, warn=lambda text: workflow.warning(text, title="PromptCanary"))
     files = ReportFiles(folder, run.suite_name, run.provider.model_id, owner_of=context.workspace)
-    if promote:
-        return flows.promoted(session, target, run, files)
-    if baseline is None:
-        return flows.no_baseline(session, target, run, files)
-    return flows.compared(session, target, run, baseline, files)
+    if isinstance(result, pipeline.BaselineRun):
+        return flows.promoted(session, result, files, policy)
+    if result.report is None:
+        return flows.no_baseline(session, result, files)
+    return flows.compared(session, result, files)
 
 
-def _with_dispatched_pull_request(session: flows.Session, plan: Plan) -> Plan:
-    """The check a promotion dispatched has no pull request in its event: find the branch's
-    open pull request, so its sticky comment is updated as on any check."""
-    context = session.context
-    if context.event_name != "workflow_dispatch" or not context.branch:
-        return plan
-    branch = context.branch
-    number = session.call_github(
-        "find the pull request of this branch", lambda gh: gh.open_pull_for(branch)
+def _overrides(config: ActionConfig) -> pipeline.Overrides:
+    """The inputs that change the run or the comparison (empty inputs keep canary.yaml's)."""
+    return pipeline.Overrides(
+        model=config.provider,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+        samples=config.samples,
+        baseline_samples=config.baseline_samples,
+        concurrency=config.concurrency,
+        replay=config.replay_path,
+        regression_threshold=config.regression_threshold,
+        improvement_threshold=config.improvement_threshold,
     )
-    return plan if number is None else dataclasses.replace(plan, pr_number=number)
+
+
+def _gate_policy(config: ActionConfig) -> pipeline.GatePolicy:
+    """When the check fails: ``fail-on-severity``, ``fail-on-inconclusive``,
+    ``fail-on-suite-change``, ``fail-on-behaviour-change``."""
+    return pipeline.GatePolicy(
+        fail_on_severity=config.fail_on_severity,
+        fail_on_inconclusive=config.fail_on_inconclusive,
+        fail_on_suite_change=config.fail_on_suite_change,
+        fail_on_behaviour_change=config.fail_on_behaviour_change,
+    )
+
+
+def _promotion_note(session: flows.Session) -> str:
+    """Stored with a promoted baseline: what promoted it."""
+    note = f"promoted by PromptCanary ({session.context.event_name}"
+    return note + (f", PR #{session.plan.pr_number})" if session.plan.pr_number else ")")
+
+
+def _with_credentials(
+    make_provider: pipeline.ProviderFactory,
+    environ: Mapping[str, str],
+    model: str,
+    overrides: pipeline.Overrides,
+) -> BaseLLMProvider:
+    """The provider, once the environment holds the model's credentials (a replay needs none);
+    preflight may then find what the model's prefix did not say (a bare name LiteLLM routes to
+    a cloud), with the same :class:`MissingCredentialsError`."""
+    missing = None if overrides.replay else missing_provider_credentials(model, environ)
+    if missing is not None:
+        raise missing
+    return make_provider(model, overrides)
 
 
 def connect_github(config: ActionConfig, context: GitHubContext) -> GitHubClient | None:
@@ -151,7 +184,7 @@ def main(
     stream: TextIO | None = None,
     *,
     github_factory: GitHubFactory = connect_github,
-    make_provider: ProviderFactory = default_provider,
+    make_provider: pipeline.ProviderFactory = pipeline.make_provider,
 ) -> int:
     """The entry point: returns the process exit code (0 ok or skipped, 1 drift, 2 usage or a
     missing provider key, 3 inconclusive with ``fail-on-inconclusive`` or a skip for withheld

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from promptcanary.action.settings import ActionConfig, GitHubContext
+from promptcanary.action.settings import GitHubContext
 from promptcanary.errors import EXIT_OK
 
 if TYPE_CHECKING:
@@ -69,22 +69,6 @@ class Outcome:
             "baseline-path": self.baseline_path,
         }
         return {name: values[name] for name in OUTPUT_NAMES}
-
-
-def gate(report: DriftReport, config: ActionConfig) -> tuple[str, int]:
-    """(result, exit code) for a comparison: the pipeline's gate with the Action's inputs."""
-    from promptcanary.action.measure import gate_policy
-    from promptcanary.pipeline import gate as pipeline_gate
-
-    verdict = pipeline_gate(report, gate_policy(config))
-    return verdict.result, verdict.exit_code
-
-
-def drift_over_threshold(report: DriftReport, fail_on_severity: str) -> bool:
-    """True when the report's severity reaches ``fail-on-severity`` (never with ``never``)."""
-    from promptcanary.pipeline import over_threshold
-
-    return over_threshold(report, fail_on_severity)
 
 
 #: Where the runner mounts its temp folder and the job's home folder into a Docker action.

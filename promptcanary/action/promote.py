@@ -1,4 +1,4 @@
-"""Promotion: save the run as the new baseline and commit the file through the Git Data API.
+"""Promotion: commit the baseline the pipeline saved through the Git Data API.
 
 The commit goes through GitHub's API, so no git credentials, no checkout state and no git in the
 image are involved: the token's ``contents: write`` is all it takes. It is a compare-and-swap:
@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 from promptcanary.action.workflow import is_inside
 from promptcanary.errors import ConfigError, GitHubError
+from promptcanary.storage.file import FileBaselineStore
 
 if TYPE_CHECKING:
     from promptcanary.action.github import CommitResult, GitHubClient
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.storage.file import FileBaselineStore
+    from promptcanary.pipeline.baselines import SavedBaseline
 
 
 @dataclass(frozen=True)
@@ -103,32 +104,43 @@ def check_in_workspace(folder: Path, workspace: Path) -> None:
         )
 
 
-def promote(
+class WorkspaceStore(FileBaselineStore):
+    """The baseline store of the checked-out workspace: a save never writes through a symlink
+    out of it (see :func:`check_in_workspace`), however the folder changed while the suite ran
+    (a custom probe is the repository's code)."""
+
+    def __init__(self, directory: Path, workspace: Path) -> None:
+        super().__init__(directory)
+        self.workspace = workspace
+
+    def save(
+        self, run_result: CanaryRunResult, *, note: str = "", snapshot_id: str | None = None
+    ) -> BaselineSnapshot:
+        check_in_workspace(self.directory, self.workspace)
+        return super().save(run_result, note=note, snapshot_id=snapshot_id)
+
+
+def commit_baseline(
+    saved: SavedBaseline,
     run: CanaryRunResult,
     *,
-    store: FileBaselineStore,
     workspace: Path,
     branch: str,
     parent: str | None,
     github: GitHubClient | None,
-    note: str,
 ) -> Promotion:
-    """Save ``run`` as a baseline in ``store`` and commit the file to ``branch`` on top of
-    ``parent`` (the measured commit).
+    """Commit the baseline file the pipeline saved to ``branch`` on top of ``parent`` (the
+    measured commit).
 
     A GitHub refusal is returned in :attr:`Promotion.error` (the file stays in the workspace);
     it never raises :class:`GitHubError`.
 
     Raises:
-        ConfigError: the baseline folder leads outside the workspace (see
-            :func:`check_in_workspace`); nothing was written.
+        ConfigError: the baseline folder is outside the repository checkout.
     """
     from promptcanary.action.workflow import hand_over
-    from promptcanary.storage.file import filename_for
 
-    check_in_workspace(store.directory, workspace)
-    snapshot = store.save(run, note=note)
-    local = store.directory / filename_for(snapshot)
+    snapshot, local = saved.snapshot, saved.path
     hand_over(local, workspace, folders_up_to=workspace)
     repo_path = repo_path_for(local, workspace)
     if github is None:

@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING, Any
 from promptcanary.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
-    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.core.models import CanaryRunResult, DriftReport
     from promptcanary.core.models.run import SeedSetting
-    from promptcanary.core.suite import CanarySuite
-    from promptcanary.pipeline import Overrides
+    from promptcanary.pipeline import Overrides, Ports
     from promptcanary.pipeline.cost import RunPlan
-    from promptcanary.providers.base import BaseLLMProvider
+    from promptcanary.storage.file import FileBaselineStore
 
 
 def start_litellm_warm_up(replay: Path | None) -> bool:
@@ -60,14 +61,6 @@ def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
-
-
-def load_suite(path: Path, *, env_file: Path | None = None) -> CanarySuite:
-    """canary.yaml, after reading the ``.env`` files :func:`load_env_files` allows."""
-    from promptcanary.core.suite import CanarySuite
-
-    load_env_files(path, env_file=env_file)
-    return CanarySuite.from_yaml(path)
 
 
 def in_ci() -> bool:
@@ -255,30 +248,21 @@ def _seed(value: int | str | None) -> SeedSetting:
         raise ConfigError(str(exc), field="--seed") from None
 
 
-def measure(
-    suite: CanarySuite,
-    flags: RunFlags,
-    overrides: Overrides,
-    provider: BaseLLMProvider | None = None,
-    *,
-    baseline: BaselineSnapshot | None = None,
-    for_baseline: bool = False,
-) -> CanaryRunResult:
-    """Run ``suite`` through the pipeline (building the provider unless given), with progress."""
-    from promptcanary import pipeline
+def cli_ports(
+    flags: RunFlags, store: FileBaselineStore, *, keep: Callable[[CanaryRunResult], None]
+) -> Ports:
+    """The CLI's side of a use case: progress and status lines on stderr, the plan announced
+    (and asked, see :func:`announce_plan`) in the terminal, ``keep`` given the measured run at
+    once, LiteLLM's prices."""
+    from promptcanary.pipeline import Ports, litellm_price
 
-    if provider is None:
-        provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
-    show = not flags.no_progress and not flags.quiet
-    notify = None if flags.quiet else (lambda line: stderr_console().print(line))
-    return pipeline.measure(
-        suite,
-        provider,
-        overrides,
-        progress=progress_callback(show),
-        baseline=baseline,
-        for_baseline=for_baseline,
-        notify=notify,
+    return Ports(
+        store=store,
+        progress=progress_callback(not flags.no_progress and not flags.quiet),
+        notify=None if flags.quiet else (lambda line: stderr_console().print(line)),
+        announce=lambda ready: announce_plan(ready.plan, yes=flags.yes, quiet=flags.quiet),
+        keep=keep,
+        pricer=litellm_price,
     )
 
 

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
-    announce_plan,
+    cli_ports,
     default_baseline_dir,
-    load_suite,
-    measure,
+    load_env_files,
     start_litellm_warm_up,
     stdout_console,
     write_report_files,
     write_text,
 )
 from promptcanary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryRunResult
+    from promptcanary.pipeline import CheckRequest
 
 
 @dataclass
@@ -61,8 +66,8 @@ def _check_args(args: CompareArgs) -> None:
 
 
 def compare_command(args: CompareArgs) -> int:
-    from promptcanary import pipeline
     from promptcanary.files import check_destinations
+    from promptcanary.pipeline import check, history, open_store
 
     # Before any request is paid for: every destination of this comparison must be writable.
     check_destinations(
@@ -73,73 +78,57 @@ def compare_command(args: CompareArgs) -> int:
             "--save-run": args.save_run,
         }
     )
-    from promptcanary.core.config import SuiteSettings, load_header
-
-    _check_args(args)
-    try:
-        policy = pipeline.GatePolicy(
-            fail_on_severity=args.fail_on_severity,
-            fail_on_drift=args.fail_on_drift,
-            fail_on_suite_change=args.fail_on_suite_change,
-            fail_on_behaviour_change=args.fail_on_behaviour_change,
-        )
-        overrides = args.overrides(
-            regression_threshold=args.regression_threshold,
-            improvement_threshold=args.improvement_threshold,
-            alpha=args.alpha,
-            min_effect=args.min_effect,
-            max_error_rate=args.max_error_rate,
-        )
-    except ConfigError as exc:  # name the flag, as the user typed it
-        flag = "--" + (exc.field or "").lstrip("-").replace("_", "-")
-        raise ConfigError(exc.detail, field=flag, hint=exc.hint) from exc
-
+    request = _request(args)
     if args.current is None:
         start_litellm_warm_up(args.replay)
-    store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
-    if args.current is not None:
-        # Comparing a saved run: only the suite's name and thresholds are needed.
-        suite_name, settings = (
-            load_header(args.config) if args.config is not None else (None, SuiteSettings())
-        )
-        current = pipeline.load_current(args.current, suite_name)
-        snapshot = pipeline.find_baseline(
-            store, current.suite_name, current.provider.model_id, args.baseline
-        )
-    else:
-        assert args.config is not None
-        suite = load_suite(args.config, env_file=args.env_file)
-        settings = suite.settings
-        provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
-        # Find the baseline before calling the model: no point paying for a run that has
-        # nothing to be compared with.
-        snapshot = pipeline.find_baseline(
-            store, suite.name, provider.config.model_id, args.baseline
-        )
-        if overrides.replay is None:
-            from promptcanary.providers.litellm import token_price
-
-            plan = pipeline.plan_run(
-                suite, overrides, provider.config.model_id, baseline=snapshot, pricer=token_price
-            )
-            announce_plan(plan, yes=args.yes, quiet=args.quiet)
-        current = measure(suite, args, overrides, provider, baseline=snapshot)
-    if args.save_run:
-        write_text(args.save_run, current.model_dump_json(indent=2))
-
-    where = str(args.baseline) if args.baseline is not None else "the newest baseline"
-    report = pipeline.compare_with_settings(snapshot, current, settings, overrides, where=where)
+        load_env_files(args.config, env_file=args.env_file)
+    store = open_store(default_baseline_dir(args.baseline_dir, args.config))
+    checked = check(request, cli_ports(args, store, keep=partial(_save_run, args.save_run)))
+    assert checked.report is not None  # the CLI requires a baseline
     write_report_files(
-        report,
+        checked.report,
         output_md=args.output_md,
         output_html=args.output_html,
         output_json=args.output_json,
         # The HTML report's trend chart: the stored baselines (none for an explicit file).
-        history=pipeline.history(store, current)
-        if args.output_html and args.baseline is None
-        else None,
+        history=history(store, checked.run) if args.output_html and args.baseline is None else None,
     )
     from promptcanary.core.reporter import DriftReporter
 
-    DriftReporter(report).print_terminal(stdout_console(), quiet=args.quiet)
-    return pipeline.gate(report, policy).exit_code
+    DriftReporter(checked.report).print_terminal(stdout_console(), quiet=args.quiet)
+    return checked.verdict.exit_code
+
+
+def _save_run(path: Path | None, run: CanaryRunResult) -> None:
+    """``--save-run``: the run compared, written as soon as it is measured."""
+    if path is not None:
+        write_text(path, run.model_dump_json(indent=2))
+
+
+def _request(args: CompareArgs) -> CheckRequest:
+    """The flags as a check, each error naming the flag as the user typed it."""
+    from promptcanary.pipeline import CheckRequest, GatePolicy
+
+    _check_args(args)
+    try:
+        return CheckRequest(
+            config=args.config,
+            overrides=args.overrides(
+                regression_threshold=args.regression_threshold,
+                improvement_threshold=args.improvement_threshold,
+                alpha=args.alpha,
+                min_effect=args.min_effect,
+                max_error_rate=args.max_error_rate,
+            ),
+            policy=GatePolicy(
+                fail_on_severity=args.fail_on_severity,
+                fail_on_drift=args.fail_on_drift,
+                fail_on_suite_change=args.fail_on_suite_change,
+                fail_on_behaviour_change=args.fail_on_behaviour_change,
+            ),
+            baseline=args.baseline,
+            current=args.current,
+        )
+    except ConfigError as exc:
+        flag = "--" + (exc.field or "").lstrip("-").replace("_", "-")
+        raise ConfigError(exc.detail, field=flag, hint=exc.hint) from exc

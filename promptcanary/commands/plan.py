@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from promptcanary.commands.common import default_baseline_dir, load_suite, stdout_console
+from promptcanary.commands.common import default_baseline_dir, load_env_files, stdout_console
 from promptcanary.errors import EXIT_OK, ConfigError
 
 
@@ -33,57 +32,24 @@ def plan_command(
             field="--effect",
         )
     from promptcanary.core.verdict import planning
-    from promptcanary.providers.litellm import token_price
+    from promptcanary.pipeline import PlanRequest, litellm_price, open_store, plan
 
-    suite = load_suite(config) if config is not None else None
-    snapshot = None
-    if suite is not None:
-        from promptcanary.errors import BaselineNotFoundError
-        from promptcanary.storage.file import FileBaselineStore
-
-        model = provider or suite.settings.provider
-        store = FileBaselineStore(default_baseline_dir(baseline_dir, config))
-        try:
-            snapshot = store.load_latest(suite.name, model)
-        except BaselineNotFoundError:
-            snapshot = None
-    result = planning.plan(
-        effect=effect,
-        baseline_rate=baseline_rate,
-        alpha=alpha,
-        power=power,
-        suite=suite,
-        baseline=snapshot,
-        model=provider,
-        pricer=token_price,
+    if config is not None:
+        load_env_files(config)
+    advice = plan(
+        PlanRequest(effect, baseline_rate, alpha, power, config=config, model=provider),
+        open_store(default_baseline_dir(baseline_dir, config)),
+        pricer=litellm_price,
     )
-    text = planning.describe(result)
-    if suite is None or suite.settings.adaptive:
+    text = planning.describe(advice.fixed)
+    if advice.adaptive is not None:
         # One piece of advice: samples: auto first (the default), the fixed count as the
         # alternative for suites that set an integer.
-        adaptive = planning.plan_adaptive(
-            effect, baseline_rate=baseline_rate, alpha=alpha, power=power, suite=suite
-        )
         text = (
-            "\n".join(adaptive.lines())
+            "\n".join(advice.adaptive.lines())
             + "\n\nWith a fixed sample count instead (samples: N):\n"
             + text
         )
-    text += "\n\n" + "\n".join(_behaviour_lines(result, suite, alpha=alpha))
+    text += "\n\n" + "\n".join(advice.behaviour.lines())
     stdout_console().print(text, markup=False, soft_wrap=True)
     return EXIT_OK
-
-
-def _behaviour_lines(result: Any, suite: Any, *, alpha: float) -> list[str]:
-    """What the answer test detects at the samples this plan chose."""
-    from promptcanary.core.verdict.adaptive import DEFAULT_BASELINE_SAMPLES
-    from promptcanary.core.verdict.behaviour_plan import plan_behaviour
-
-    adaptive = suite is None or suite.settings.adaptive
-    plan = plan_behaviour(
-        samples=None if adaptive else result.samples,
-        baseline_samples=suite.settings.baseline_samples if suite else DEFAULT_BASELINE_SAMPLES,
-        alpha=alpha,
-        prompts=len(suite.prompts) if suite else None,
-    )
-    return plan.lines()

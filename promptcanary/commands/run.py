@@ -8,11 +8,9 @@ from typing import TYPE_CHECKING
 
 from promptcanary.commands.common import (
     RunFlags,
-    announce_plan,
+    cli_ports,
     default_baseline_dir,
-    load_suite,
-    measure,
-    progress_callback,
+    load_env_files,
     start_litellm_warm_up,
     stderr_console,
     stdout_console,
@@ -27,6 +25,7 @@ from promptcanary.errors import (
 )
 
 if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryRunResult
     from promptcanary.core.run.shards import Shard
 
 
@@ -44,59 +43,44 @@ class RunArgs(RunFlags):
 
 
 def run_command(args: RunArgs) -> int:
-    from promptcanary import pipeline
+    from promptcanary.pipeline import BaselineRunRequest, baseline_run, open_store
 
     shard = _check_shard(args)
     start_litellm_warm_up(args.replay)
-    suite = load_suite(args.config, env_file=args.env_file)
+    load_env_files(args.config, env_file=args.env_file)
+    folder = default_baseline_dir(args.baseline_dir, args.config)
     from promptcanary.files import check_destinations
 
     # Before any request is paid for: every destination of this run must be writable.
     check_destinations(
         {"--output": args.output, "--output-md": args.output_md, "--output-html": args.output_html},
-        {"--baseline-dir": default_baseline_dir(args.baseline_dir, args.config)}
-        if args.save_baseline
-        else {},
+        {"--baseline-dir": folder} if args.save_baseline else {},
     )
-    overrides = args.overrides(baseline_samples=args.baseline_samples)
-    if shard is not None:
-        run = pipeline.measure_shard(
-            suite,
-            pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides),
-            overrides,
-            shard,
-            progress=progress_callback(not args.no_progress and not args.quiet),
-        )
-    else:
-        provider = None
-        if overrides.replay is None:
-            provider = pipeline.make_provider(pipeline.resolve_model(overrides, suite), overrides)
-            from promptcanary.providers.litellm import token_price
+    request = BaselineRunRequest(
+        config=args.config,
+        overrides=args.overrides(baseline_samples=args.baseline_samples),
+        save=args.save_baseline,
+        note=args.note,
+        shard=shard,
+    )
+    # The run is written (-o) as soon as it is measured, so a measured run is never lost. If
+    # that fails anyway (its text is then kept elsewhere), the reports and the baseline are
+    # still written, and the failure is raised last.
+    unsaved: list[StorageError] = []
 
-            store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
-            plan = pipeline.plan_run(
-                suite,
-                overrides,
-                provider.config.model_id,
-                for_baseline=args.save_baseline,
-                store=store,
-                pricer=token_price,
-            )
-            announce_plan(plan, yes=args.yes, quiet=args.quiet)
-        run = measure(suite, args, overrides, provider, for_baseline=args.save_baseline)
-
-    # The run is written before anything can fail, so a measured run is never lost. If -o fails
-    # anyway (its text is then kept elsewhere), the reports and the baseline are still written.
-    unsaved: StorageError | None = None
-    if args.output:
+    def keep(run: CanaryRunResult) -> None:
+        if args.output is None:
+            return
         try:
             write_text(args.output, run.model_dump_json(indent=2))
         except StorageError as exc:
-            unsaved = exc
+            unsaved.append(exc)
+
+    measured = baseline_run(request, cli_ports(args, open_store(folder), keep=keep))
+    run, unusable = measured.run, measured.unusable
 
     from promptcanary.core.reporter import RunReporter
 
-    unusable = pipeline.unusable_reason(run, overrides.error_limit(suite.settings))
     # No "make this the baseline" hint right after saving one, nor for a run that cannot be one
     # (a shard is only part of one).
     reporter = (
@@ -110,22 +94,17 @@ def run_command(args: RunArgs) -> int:
         reporter.to_html(args.output_html)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
-    if args.save_baseline:
-        if unusable:
-            raise MeasurementError(
-                f"not saving a baseline: {unusable}",
-                hint="A baseline must be a run that measured the model. Fix the provider errors "
-                "shown above and run again.",
-            )
-        from promptcanary.storage.file import filename_for
-
-        store = pipeline.open_store(default_baseline_dir(args.baseline_dir, args.config))
-        snapshot = store.save(run, note=args.note)
-        stderr_console().print(
-            f"Saved baseline {snapshot.snapshot_id} → {store.directory / filename_for(snapshot)}"
+    if args.save_baseline and unusable:
+        raise MeasurementError(
+            f"not saving a baseline: {unusable}",
+            hint="A baseline must be a run that measured the model. Fix the provider errors "
+            "shown above and run again.",
         )
-    if unsaved is not None:
-        raise unsaved
+    if measured.saved is not None:
+        saved = measured.saved
+        stderr_console().print(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+    if unsaved:
+        raise unsaved[0]
     if shard is not None and run.shard is not None:
         stderr_console().print(
             f"Wrote shard {shard} ({len(run.prompts)} of {len(run.shard.suite_prompt_ids)} "

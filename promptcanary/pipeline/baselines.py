@@ -1,15 +1,18 @@
-"""Which baseline a comparison uses and which saved run it compares, decided once.
+"""Which baseline a check compares with, which saved run it compares, and saving a new one.
 
-``compare`` (CLI) asks these instead of opening the store and loading files itself; the Action's
-flows use :func:`~promptcanary.pipeline.verdict.latest_baseline` on the same store type.
+Each is decided here once: :func:`find_baseline` before the first request of a check (a
+comparison with nothing to compare against is refused, or reported, before a model is paid for),
+:func:`save_baseline` for the CLI's ``run --save-baseline`` and the Action's promotion alike.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptcanary.errors import (
+    BaselineNotFoundError,
     ConfigError,
     CorruptBaselineError,
     InputError,
@@ -29,18 +32,29 @@ def open_store(directory: Path) -> FileBaselineStore:
 
 
 def find_baseline(
-    store: FileBaselineStore, suite_name: str, model: str, path: Path | None = None
-) -> BaselineSnapshot:
-    """The baseline file at ``path``, else the newest in ``store`` for (suite, model).
+    store: FileBaselineStore,
+    suite_name: str,
+    model: str,
+    path: Path | None = None,
+    *,
+    required: bool = True,
+) -> BaselineSnapshot | None:
+    """The baseline file at ``path``, else the newest in ``store`` for (suite, model); None
+    when there is none and it is not ``required`` (the Action then reports the run alone).
 
     Raises:
-        BaselineNotFoundError: nothing in the store (exit 3; the message says what is there).
+        BaselineNotFoundError: nothing in the store and ``required`` (exit 3; the message says
+            what is there).
         SuiteMismatchError: ``path`` is a baseline of another suite (before any request).
         InputError: ``path`` is a saved run, not a baseline (the hint says how to use it).
         CorruptBaselineError: ``path`` is neither.
     """
     if path is None:
-        return store.load_latest(suite_name, model)
+        return (
+            store.load_latest(suite_name, model)
+            if required
+            else latest_baseline(store, suite_name, model)
+        )
     try:
         snapshot = store.load_from_path(path)
     except CorruptBaselineError:
@@ -53,6 +67,36 @@ def find_baseline(
             "list`), or leave --baseline out to use the newest one.",
         )
     return snapshot
+
+
+def latest_baseline(
+    store: FileBaselineStore, suite_name: str, model: str | None
+) -> BaselineSnapshot | None:
+    """The newest baseline for (suite, model; any model with None), or None when there is none
+    yet."""
+    try:
+        return store.load_latest(suite_name, model)
+    except BaselineNotFoundError:
+        return None
+
+
+@dataclass(frozen=True)
+class SavedBaseline:
+    """A run saved as a baseline, and the file it was written to."""
+
+    snapshot: BaselineSnapshot
+    path: Path
+
+
+def save_baseline(store: FileBaselineStore, run: CanaryRunResult, *, note: str) -> SavedBaseline:
+    """Save ``run`` as the newest baseline of its suite and model.
+
+    Raises:
+        StorageError: the file could not be written (its text is kept elsewhere, and the
+            message says where).
+    """
+    snapshot = store.save(run, note=note)
+    return SavedBaseline(snapshot, store.path_of(snapshot))
 
 
 def load_current(path: Path, suite_name: str | None = None) -> CanaryRunResult:

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from promptcanary.core.suite import CanarySuite
     from promptcanary.core.verdict.planning import Pricer
     from promptcanary.pipeline.overrides import Overrides
-    from promptcanary.storage.file import FileBaselineStore
 
 #: Ask before sending more requests than this (``PROMPTCANARY_CONFIRM_REQUESTS``).
 CONFIRM_REQUESTS = 1000
@@ -71,28 +70,18 @@ def plan_run(
     *,
     for_baseline: bool = False,
     baseline: BaselineSnapshot | None = None,
-    store: FileBaselineStore | None = None,
+    priced_by: BaselineSnapshot | None = None,
     prompts: int | None = None,
     pricer: Pricer | None = None,
 ) -> RunPlan | None:
     """The plan of ``measure(suite, provider, overrides, ...)`` (None for a replay: it sends
-    nothing). ``baseline`` is the snapshot a check compares with; without one, the newest in
-    ``store`` gives the tokens per request (a baseline that cannot be read leaves the cost
-    unknown: the plan is advice, not a reason to stop). ``prompts`` overrides the prompt count
-    (a shard's slice)."""
+    nothing). ``baseline`` is the snapshot a check compares with (an adaptive check screens
+    against it); it, else ``priced_by`` (the newest baseline a run replaces), gives the tokens
+    per request (without either the cost is unknown). ``prompts`` overrides the prompt count (a
+    shard's slice)."""
     if overrides.replay is not None:
         return None
     from promptcanary.core.verdict.planning import estimate_cost
-    from promptcanary.errors import PromptCanaryError
-
-    priced_by = baseline
-    if priced_by is None and store is not None:
-        from promptcanary.pipeline.verdict import latest_baseline
-
-        try:
-            priced_by = latest_baseline(store, suite.name, model)
-        except PromptCanaryError:
-            priced_by = None
 
     settings = suite.settings
     count = len(suite.prompts) if prompts is None else prompts
@@ -114,7 +103,7 @@ def plan_run(
     assert isinstance(samples, int)
     requests = count * samples
     _, _, cost, note = estimate_cost(
-        requests, baseline=priced_by, model=model, pricer=pricer, price=settings.price
+        requests, baseline=baseline or priced_by, model=model, pricer=pricer, price=settings.price
     )
     return RunPlan(
         model=model,

@@ -1,5 +1,6 @@
 """What a run's requests cost: the suite's own price for a model, and no spending cap without one
-(the check itself is :func:`promptcanary.core.pricing.priced`, which ``suite.run()`` calls too)."""
+(the check itself is :func:`promptcanary.core.pricing.priced`, which ``suite.run()`` calls too);
+LiteLLM's price map for the plans the front-ends announce."""
 
 from __future__ import annotations
 
@@ -31,3 +32,11 @@ def priced(suite: CanarySuite, provider: BaseLLMProvider, overrides: Overrides) 
         field="--max-cost" if flag else "max_cost_usd",
         drop="--max-cost" if flag else "max_cost_usd in canary.yaml",
     )
+
+
+def litellm_price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD from LiteLLM's price map (a :data:`~promptcanary.core.verdict.planning.Pricer`); the
+    provider module is imported only when a plan is priced, never for a saved run."""
+    from promptcanary.providers.litellm import token_price
+
+    return token_price(model, prompt_tokens, completion_tokens)

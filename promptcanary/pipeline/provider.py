@@ -16,18 +16,27 @@ if TYPE_CHECKING:
     from promptcanary.providers.base import BaseLLMProvider
 
 
-def resolve_model(overrides: Overrides, suite: CanarySuite | None) -> str:
-    """The model to call: the override, else the replayed run's, else canary.yaml's ``provider:``.
-
-    Raises:
-        ConfigError: no model is named anywhere.
-    """
+def named_model(overrides: Overrides, suite: CanarySuite | None) -> str | None:
+    """The model named for this run: the override, else the replayed run's, else canary.yaml's
+    ``provider:``; None when nothing names one (``plan`` then prices no model)."""
     if overrides.model:
         return overrides.model
     if overrides.replay is not None:
         return load_run(overrides.replay).provider.model_id
     if suite is not None and suite.settings.provider:
         return suite.settings.provider
+    return None
+
+
+def resolve_model(overrides: Overrides, suite: CanarySuite | None) -> str:
+    """The model to call (see :func:`named_model`).
+
+    Raises:
+        ConfigError: no model is named anywhere.
+    """
+    model = named_model(overrides, suite)
+    if model is not None:
+        return model
     raise ConfigError(
         "no model given",
         field="provider",

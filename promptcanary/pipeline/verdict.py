@@ -9,7 +9,6 @@ from promptcanary.errors import (
     EXIT_DRIFT,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
-    BaselineNotFoundError,
     ConfigError,
     SuiteMismatchError,
 )
@@ -18,21 +17,10 @@ if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.pipeline.overrides import Overrides
-    from promptcanary.storage.file import FileBaselineStore
 
 
 #: Severity names a gate accepts, lowest first.
 SEVERITIES = ("low", "medium", "high", "critical")
-
-
-def latest_baseline(
-    store: FileBaselineStore, suite_name: str, model: str
-) -> BaselineSnapshot | None:
-    """The newest baseline for (suite, model), or None when there is none yet."""
-    try:
-        return store.load_latest(suite_name, model)
-    except BaselineNotFoundError:
-        return None
 
 
 def check_suite_matches(baseline: BaselineSnapshot, run: CanaryRunResult, where: str) -> None:
@@ -97,18 +85,26 @@ class Verdict:
     """A gate's decision: a word for people and outputs, and the process exit code."""
 
     result: str
-    """passed | failed | suite-changed | inconclusive"""
+    """passed | failed | suite-changed | inconclusive | no-baseline"""
     exit_code: int
 
 
-def gate(report: DriftReport, policy: GatePolicy) -> Verdict:
-    """Inconclusive first (never drift), then the severity threshold and ``fail_on_drift``, then
-    behaviour changes (only with ``fail_on_behaviour_change``), then suite changes (only with
-    ``fail_on_suite_change``)."""
+def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None = None) -> Verdict:
+    """The one gate of both front-ends.
+
+    With a report: inconclusive first (never drift), then the severity threshold and
+    ``fail_on_drift``, then behaviour changes (only with ``fail_on_behaviour_change``), then
+    suite changes (only with ``fail_on_suite_change``). Without one (nothing to compare with):
+    ``inconclusive`` when the run is ``unusable`` (see
+    :func:`~promptcanary.pipeline.measure.unusable_reason`), else ``no-baseline``.
+    """
+    inconclusive = Verdict(
+        "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
+    )
+    if report is None:
+        return inconclusive if unusable else Verdict("no-baseline", EXIT_OK)
     if report.is_inconclusive:
-        return Verdict(
-            "inconclusive", EXIT_INCONCLUSIVE if policy.fail_on_inconclusive else EXIT_OK
-        )
+        return inconclusive
     if over_threshold(report, policy.fail_on_severity) or (
         policy.fail_on_drift and report.has_drift
     ):

@@ -120,9 +120,12 @@ class FileBaselineStore:
             fields["snapshot_id"] = snapshot_id
         snapshot = BaselineSnapshot(**fields)
         snapshot = self._ensure_after_latest(snapshot)
-        path = self.directory / filename_for(snapshot)
-        self.write_atomic(path, snapshot.model_dump_json(indent=2))
+        self.write_atomic(self.path_of(snapshot), snapshot.model_dump_json(indent=2))
         return snapshot
+
+    def path_of(self, snapshot: BaselineSnapshot) -> Path:
+        """The file :meth:`save` writes ``snapshot`` to in this store."""
+        return self.directory / filename_for(snapshot)
 
     def _ensure_after_latest(self, snapshot: BaselineSnapshot) -> BaselineSnapshot:
         # Clocks can be coarse or step back: keep "newest file = newest baseline" true by never

@@ -15,6 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from promptcanary.action.github import GitHubClient
 from promptcanary.action.main import main
 from promptcanary.action.settings import ActionConfig, GitHubContext
+from promptcanary.pipeline import Overrides, make_provider
 from promptcanary.providers.base import BaseLLMProvider
 from tests.fakes.action_runner import ActionRun, FakeRunner
 from tests.fakes.github_server import FakeGitHubServer, Token
@@ -57,12 +58,11 @@ class World:
             sleep=self.sleeps.append,
         )
 
-    def provider(self, model: str, config: ActionConfig) -> BaseLLMProvider:
-        from promptcanary.action.measure import default_provider
+    def provider(self, model: str, overrides: Overrides) -> BaseLLMProvider:
         from promptcanary.providers.litellm import LiteLLMProvider
 
-        if config.replay_path is not None:
-            return default_provider(model, config)
+        if overrides.replay is not None:
+            return make_provider(model, overrides)
         return LiteLLMProvider(model, api_base=self.llm.base_url, api_key=KEY, max_attempts=1)
 
     def run(self, event_name: str, event: dict[str, Any], **inputs: str) -> ActionRun:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from promptcanary.action.main import main
-from promptcanary.action.measure import default_provider
+from promptcanary.pipeline import make_provider as default_provider
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import APP_LOGIN, APP_TOKEN, HEAD_SHA, Token
 from tests.integration.action_support import BOT, GOOD, REPO, seed_baseline

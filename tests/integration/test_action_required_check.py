@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from promptcanary.action.required_check import PENDING_DESCRIPTION
-from promptcanary.action.settings import ActionConfig
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
+from promptcanary.pipeline import Overrides
 from promptcanary.providers.base import BaseLLMProvider
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import HEAD_SHA, Token
@@ -63,7 +63,7 @@ class _Watching(BaseLLMProvider):
 def watch(world: World, *, crash: bool = False) -> _Watching:
     provider = _Watching(world, crash=crash)
 
-    def make(model: str, config: ActionConfig) -> BaseLLMProvider:
+    def make(model: str, overrides: Overrides) -> BaseLLMProvider:
         return provider
 
     world.provider = make  # type: ignore[method-assign]

@@ -1,0 +1,105 @@
+"""The check: measure the suite (or take a saved run) and judge it against its baseline.
+
+``promptcanary compare`` and the Action's check and watch run this sequence and no other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from promptcanary.pipeline.baselines import find_baseline, load_current
+from promptcanary.pipeline.cost import plan_run
+from promptcanary.pipeline.measure import measure, unusable_reason
+from promptcanary.pipeline.overrides import Overrides
+from promptcanary.pipeline.ports import Ports, Ready
+from promptcanary.pipeline.provider import resolve_model
+from promptcanary.pipeline.verdict import GatePolicy, Verdict, compare_with_settings, gate
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+    from promptcanary.core.suite import CanarySuite
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What to check, and when the check fails."""
+
+    config: Path | None
+    """canary.yaml; None only with ``current`` (compared under the default settings)."""
+    overrides: Overrides = field(default_factory=Overrides)
+    policy: GatePolicy = field(default_factory=GatePolicy)
+    baseline: Path | None = None
+    """Compare with this baseline file instead of the newest in the store."""
+    current: Path | None = None
+    """Compare this saved run instead of measuring (nothing is sent)."""
+    require_baseline: bool = True
+    """False: without a baseline, measure anyway and report the run alone (the Action: the
+    first run on a repository has none); True: refuse before the first request."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """What a check found."""
+
+    run: CanaryRunResult
+    suite: CanarySuite | None
+    """The suite measured; None when a saved run was compared."""
+    baseline: BaselineSnapshot | None
+    baseline_path: Path | None
+    report: DriftReport | None
+    """None without a baseline."""
+    unusable: str | None
+    """Why the run says nothing about the model (see :func:`unusable_reason`), or None."""
+    verdict: Verdict
+
+
+def check(request: CheckRequest, ports: Ports) -> Check:
+    """Load the suite and make the provider (or load the saved run), find the baseline, announce
+    the plan, measure, keep the run, compare, gate.
+
+    Raises:
+        ConfigError: the suite or the overrides are invalid, no model is named, or the plan was
+            not confirmed (exit 2, nothing sent).
+        BaselineNotFoundError: no baseline and ``require_baseline`` (exit 3, nothing sent).
+        SuiteMismatchError: ``request.baseline`` is another suite's (exit 2, nothing sent).
+    """
+    from promptcanary.core.config import SuiteSettings, load_header
+    from promptcanary.core.suite import CanarySuite
+
+    overrides, config = request.overrides, request.config
+    suite, provider = None, None
+    if request.current is None:
+        assert config is not None
+        suite = CanarySuite.from_yaml(config)
+        provider = ports.make_provider(resolve_model(overrides, suite), overrides)
+        name, model, settings = suite.name, provider.config.model_id, suite.settings
+    else:  # a saved run: canary.yaml gives only the suite's name and thresholds
+        named, settings = load_header(config) if config is not None else (None, SuiteSettings())
+        run = load_current(request.current, named)
+        name, model = run.suite_name, run.provider.model_id
+    # Before the first request: no point paying for a run that has nothing to be compared with.
+    baseline = find_baseline(
+        ports.store, name, model, request.baseline, required=request.require_baseline
+    )
+    if suite is not None and provider is not None:
+        plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
+        ports.announce(Ready(suite, model, plan))
+        run = measure(
+            suite,
+            provider,
+            overrides,
+            progress=ports.progress,
+            baseline=baseline,
+            notify=ports.notify,
+        )
+    ports.keep(run)
+    unusable = unusable_reason(run, overrides.error_limit(settings))
+    report, path = None, request.baseline
+    if baseline is not None:
+        where = str(path) if path is not None else "the newest baseline"
+        report = compare_with_settings(baseline, run, settings, overrides, where=where)
+        path = path or ports.store.path_of(baseline)
+    verdict = gate(report, request.policy, unusable=unusable)
+    return Check(run, suite, baseline, path, report, unusable, verdict)
