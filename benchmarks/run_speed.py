@@ -5,7 +5,7 @@ Usage::
     python benchmarks/run_speed.py [--prompts 200] [--concurrency 16] [--latency 0.1] [--repeat 3]
                                    [--model openai/fake-model] [--in-process]
                                    [--load-requests 2000] [--load-concurrency 64]
-                                   [--memory-requests 10000] [--skip-load]
+                                   [--memory-requests 10000] [--skip-load] [--tls]
 
 0. Load (issues 17 and 23): ``--load-requests`` requests at ``--load-concurrency`` against the
    asyncio loopback server (tests/fakes/llm_async_server.py, its own process, ``--latency``), side
@@ -20,6 +20,11 @@ Usage::
    Then CanarySuite.run alone with ``--memory-requests`` for the peak memory of a large run.
    Targets printed (issue 23): CPU per request <= 0.6x the bare gather; one process <= 2x the raw
    client's wall time; ``--workers 2`` <= 1.5x.
+
+   ``--tls``: the same against the provider's own endpoint (issue 29) — no ``api_base`` anywhere;
+   the server speaks HTTPS with a private CA (tests/fakes/tls.py) and every client is pointed at
+   it as a user points LiteLLM and the OpenAI SDK at another default base: ``OPENAI_BASE_URL``
+   and ``SSL_CERT_FILE``. The bare gather is then the SDK route as it reaches api.openai.com.
 
 1. Speed: ``--prompts`` prompts at ``--concurrency`` through LiteLLMProvider and CanarySuite.run
    (probes included), against the fake OpenAI-compatible server answering in ``--latency``
@@ -53,6 +58,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -67,16 +73,21 @@ from promptcanary.core.models import CanaryPrompt  # noqa: E402
 from promptcanary.core.probes.base import build_probe  # noqa: E402
 from promptcanary.core.suite import CanarySuite  # noqa: E402
 from promptcanary.providers.litellm import LiteLLMProvider  # noqa: E402
+from tests.fakes.tls import PrivateCA, make_private_ca  # noqa: E402
 
 MODEL = "openai/fake-model"
 T = TypeVar("T")
 
 
 @contextmanager
-def async_server(latency: float) -> Iterator[tuple[str, dict[str, int]]]:
-    """The asyncio loopback server in its own process; yields its URL and, once stopped, its
-    counters (connections opened, requests answered)."""
+def async_server(
+    latency: float, tls: PrivateCA | None = None
+) -> Iterator[tuple[str, dict[str, int]]]:
+    """The asyncio loopback server in its own process (HTTPS with ``tls``); yields its URL and,
+    once stopped, its counters (connections opened, requests answered)."""
     cmd = [sys.executable, "-m", "tests.fakes.llm_async_server", "--latency", str(latency)]
+    if tls is not None:
+        cmd += ["--tls-cert", str(tls.cert_file), "--tls-key", str(tls.key_file)]
     proc = subprocess.Popen(
         cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -93,14 +104,23 @@ def async_server(latency: float) -> Iterator[tuple[str, dict[str, int]]]:
 
 
 def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dict[str, float]:
-    """One client in this (fresh) process: warm up, then ``n`` requests; its measurements."""
+    """One client in this (fresh) process: warm up, then ``n`` requests; its measurements.
+
+    ``url`` empty: the provider's own endpoint, as ``OPENAI_BASE_URL`` names it (``--tls``)."""
     workers = 0
+    base = url or None
     if kind == "raw":
+        import ssl
+
         import aiohttp
+
+        target = url or os.environ["OPENAI_BASE_URL"]
+        ca = os.environ.get("SSL_CERT_FILE")
+        tls = ssl.create_default_context(cafile=ca) if ca else True
 
         async def go(count: int) -> None:
             semaphore = asyncio.Semaphore(concurrency)
-            connector = aiohttp.TCPConnector(limit=concurrency)
+            connector = aiohttp.TCPConnector(limit=concurrency, ssl=tls)
             async with aiohttp.ClientSession(connector=connector) as session:
 
                 async def one(i: int) -> None:
@@ -115,7 +135,7 @@ def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> di
                     async with (
                         semaphore,
                         session.post(
-                            f"{url}/chat/completions", json=body, headers=headers
+                            f"{target}/chat/completions", json=body, headers=headers
                         ) as response,
                     ):
                         await response.json()
@@ -132,9 +152,9 @@ def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> di
         from promptcanary.providers.litellm import _import_litellm
 
         _import_litellm(model)
-        asyncio.run(bare_gather(url, concurrency, concurrency, model))
+        asyncio.run(bare_gather(base, concurrency, concurrency, model))
         cpu, wall = time.process_time(), time.perf_counter()
-        asyncio.run(bare_gather(url, n, concurrency, model))
+        asyncio.run(bare_gather(base, n, concurrency, model))
         errors = 0
     else:
         if kind.endswith("-openai"):  # the fast route off (providers/litellm_transport.py)
@@ -142,7 +162,8 @@ def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> di
             kind = kind.removesuffix("-openai")
         from promptcanary.core.run.runner import RunOptions, run_suite
 
-        provider = LiteLLMProvider(model, api_base=url, api_key="sk-test")
+        where = {"api_base": base} if base else {}
+        provider = LiteLLMProvider(model, api_key="sk-test", **where)
         make_suite(concurrency).run(provider, concurrency=concurrency, show_progress=False)
         suite = make_suite(n)
         workers = int(kind.removeprefix("workers")) if kind.startswith("workers") else 1
@@ -163,7 +184,9 @@ def load_client(kind: str, url: str, n: int, concurrency: int, model: str) -> di
     }
 
 
-def run_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dict[str, float]:
+def run_client(
+    kind: str, url: str, n: int, concurrency: int, model: str, env: dict[str, str] | None = None
+) -> dict[str, float]:
     out = subprocess.run(
         [
             sys.executable,
@@ -183,26 +206,44 @@ def run_client(kind: str, url: str, n: int, concurrency: int, model: str) -> dic
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, **(env or {})},
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def load(args: argparse.Namespace) -> None:
-    n, c = args.load_requests, args.load_concurrency
-    load_before = load_average()
+Row = tuple[str, dict[str, float], dict[str, int]]
+
+
+def measure_load(n: int, c: int, latency: float, model: str, workers: int, tls: bool) -> list[Row]:
+    """Each client in a fresh process against a fresh server: raw aiohttp, the bare gather on
+    ``openai/``, CanarySuite.run with the fast route off and on (and with ``workers``).
+    ``tls``: at the provider's own endpoint (HTTPS with a private CA, no api_base)."""
     clients = [
         ("raw aiohttp", "raw"),
         ("bare acompletion", "bare"),
         ("run, openai/ route", "ours-openai"),
         ("CanarySuite.run", "ours"),
     ]
-    if args.workers > 1:
-        clients.append((f"{args.workers} workers", f"workers{args.workers}"))
+    if workers > 1:
+        clients.append((f"{workers} workers", f"workers{workers}"))
     rows = []
-    for name, kind in clients:  # each in a fresh process, against a fresh server
-        with async_server(args.latency) as (url, stats):
-            measured = run_client(kind, url, n, c, args.model)
-        rows.append((name, measured, stats))
+    with tempfile.TemporaryDirectory() as folder:
+        ca = make_private_ca(Path(folder)) if tls else None
+        for name, kind in clients:
+            with async_server(latency, ca) as (url, stats):
+                env = None
+                if ca is not None:  # the provider's own endpoint: no api_base anywhere
+                    env = {"OPENAI_BASE_URL": url, "SSL_CERT_FILE": str(ca.ca_file)}
+                    url = ""
+                measured = run_client(kind, url, n, c, model, env)
+            rows.append((name, measured, stats))
+    return rows
+
+
+def load(args: argparse.Namespace) -> None:
+    n, c = args.load_requests, args.load_concurrency
+    load_before = load_average()
+    rows = measure_load(n, c, args.latency, args.model, args.workers, args.tls)
     big: dict[str, float] | None = None
     if args.memory_requests:
         with async_server(args.latency) as (url, _):
@@ -210,7 +251,8 @@ def load(args: argparse.Namespace) -> None:
     raw, bare = rows[0][1], rows[1][1]
     print(
         f"== load: {n} requests @ concurrency {c}, asyncio server latency "
-        f"{args.latency * 1000:.0f} ms, model {args.model} =="
+        f"{args.latency * 1000:.0f} ms, model {args.model}"
+        f"{', at the provider endpoint (HTTPS stand-in)' if args.tls else ''} =="
     )
     print(f"latency bound (n / c x latency)  {n / c * args.latency:6.2f} s")
     print("client               wall    x raw   CPU/request  x bare  peak RSS  connections  errors")
@@ -274,10 +316,11 @@ def make_suite(n: int) -> CanarySuite:
     return CanarySuite(name="bench", prompts=prompts, probes=probes)
 
 
-async def bare_gather(base_url: str, n: int, concurrency: int, model: str = MODEL) -> float:
+async def bare_gather(base_url: str | None, n: int, concurrency: int, model: str = MODEL) -> float:
     """The floor: n litellm.acompletion calls under a semaphore, nothing else.
 
-    Same keyword arguments and LiteLLM settings as LiteLLMProvider.request_kwargs() sends.
+    Same keyword arguments and LiteLLM settings as LiteLLMProvider.request_kwargs() sends (no
+    ``api_base`` when ``base_url`` is None: the endpoint LiteLLM resolves).
     """
     import litellm
 
@@ -289,7 +332,7 @@ async def bare_gather(base_url: str, n: int, concurrency: int, model: str = MODE
             return await litellm.acompletion(
                 model=model,
                 messages=[{"role": "user", "content": f"Canary prompt number {i}: answer OK."}],
-                api_base=base_url,
+                **({"api_base": base_url} if base_url else {}),
                 api_key="sk-test",
                 temperature=0.0,
                 max_tokens=1024,
@@ -419,6 +462,11 @@ def main() -> None:
     parser.add_argument("--memory-requests", type=int, default=10000, help="0: skip")
     parser.add_argument(
         "--workers", type=int, default=2, help="also run with RunOptions(workers=N); 1: skip"
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="load section at the provider's own endpoint (HTTPS, private CA, no api_base)",
     )
     parser.add_argument("--client", help=argparse.SUPPRESS)  # raw | bare | ours | workersN
     parser.add_argument("--url", help=argparse.SUPPRESS)

@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "promptcanary.errors",
     "LiteLLMProvider": "promptcanary.providers.litellm",
     "ReplayProvider": "promptcanary.providers.replay",
+    "ScriptedProvider": "promptcanary.providers.scripted",
     "FileBaselineStore": "promptcanary.storage.file",
     "DriftReporter": "promptcanary.core.reporter",
     "Reporter": "promptcanary.core.reporter",
@@ -140,4 +141,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from promptcanary.providers.base import BaseLLMProvider
     from promptcanary.providers.litellm import LiteLLMProvider
     from promptcanary.providers.replay import ReplayProvider
+    from promptcanary.providers.scripted import ScriptedProvider
     from promptcanary.storage.file import FileBaselineStore

@@ -382,13 +382,24 @@ def report(
             "--open", help="HTML: write next to INPUT (or to -o) and open it in a browser."
         ),
     ] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Terminal, run or baseline: every distinct answer, whole (not clipped)."
+        ),
+    ] = False,
 ) -> None:
-    """Render a saved run or drift report in another format."""
+    """Render a saved run or drift report in another format (a run's answers too)."""
     from promptcanary.commands.report import report_command
 
     _done(
         report_command(
-            input=input, format=format, output=output, budget=budget, open_browser=open_browser
+            input=input,
+            format=format,
+            output=output,
+            budget=budget,
+            open_browser=open_browser,
+            full_answers=full,
         )
     )
 
@@ -481,11 +492,22 @@ def baselines_show(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id, or a baseline file path.")],
     config: BaselinesConfigOpt = None,
     baseline_dir: BaselineDirOpt = None,
+    answers: Annotated[
+        bool,
+        typer.Option("--answers", "-a", help="Also show each prompt's typical answers."),
+    ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Show every distinct answer, whole (implies --answers).")
+    ] = False,
 ) -> None:
-    """Show one baseline's scores."""
+    """Show one baseline's scores (and, with --answers, what the model answered)."""
     from promptcanary.commands.baselines import show_command
 
-    _done(show_command(snapshot=snapshot, baseline_dir=baseline_dir, config=config))
+    _done(
+        show_command(
+            snapshot=snapshot, baseline_dir=baseline_dir, config=config, answers=answers, full=full
+        )
+    )
 
 
 @baselines_app.command("delete")
@@ -510,13 +532,26 @@ def baselines_history(
     chart: Annotated[
         str, typer.Option(help="all | scores | probes | drift (between successive baselines).")
     ] = "all",
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--runs",
+            help="Saved checks to include (`compare --save-run FILE`): a run file, or a folder "
+            "of them; repeatable [default: checks/ next to the baselines folder].",
+        ),
+    ] = None,
 ) -> None:
-    """Chart the stored baselines over time: scores, per-probe heatmap, drift timeline."""
+    """Chart the stored baselines (and saved checks) over time: scores, heatmap, drift."""
     from promptcanary.commands.baselines import history_command
 
     _done(
         history_command(
-            baseline_dir=baseline_dir, suite=suite, model=provider, chart=chart, config=config
+            baseline_dir=baseline_dir,
+            suite=suite,
+            model=provider,
+            chart=chart,
+            config=config,
+            runs=runs,
         )
     )
 

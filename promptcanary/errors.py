@@ -3,20 +3,26 @@
     PromptCanaryError                 root: anything we raise deliberately
     ├── ConfigError                   canary.yaml / CLI options / Action inputs are wrong   (exit 2)
     │   ├── ProbeConfigError          a probe's type or parameters are wrong                (exit 2)
-    │   └── SuiteNotFoundError        no canary.yaml at that path (also a FileNotFoundError) (exit 2)
+    │   ├── SuiteNotFoundError        no canary.yaml at that path (also a FileNotFoundError) (exit 2)
+    │   └── MissingCredentialsError   the model's credentials are not in the environment    (exit 2)
     ├── InputError                    a run / report / baseline file given to us is unusable (exit 2)
     │   └── SuiteMismatchError        a baseline and a run of different suites (also ValueError)
     ├── ProviderError                 the model could not be called                          (exit 3)
     │   ├── ProviderAuthError         credentials refused: the whole run stops               (exit 3)
     │   └── RequestNotSentError       the client library refused to send it (never retried)  (exit 3)
+    ├── VerdictError                  an LLM judge's reply is no verdict (also ValueError)   (exit 3)
     ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
     ├── StorageError                  baselines could not be read or written                 (exit 2)
     │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
     │   └── CorruptBaselineError      a baseline file is not valid                           (exit 2)
-    └── GitHubError                   the GitHub API refused or failed                       (exit 1)
+    ├── GitHubError                   the GitHub API refused or failed                       (exit 1)
+    │   ├── BranchMovedError          a promotion's branch moved after it was measured       (exit 5)
+    │   ├── BranchNotFoundError       a promotion's branch or commit is gone                 (exit 5)
+    │   └── BranchProtectedError      a rule refused a promotion's commit                    (exit 5)
+    └── OverBudgetError               a renderer's size budget is spent (caught inside it)   (exit 4)
 
 Exit codes live in one place — the ``EXIT_*`` constants and :data:`EXIT_CODES` below — and the
-CLI and the Action both use :func:`exit_code_for`:
+CLI and the Action both use :func:`exit_code_for` (``error.exit_code`` reads the same table):
 
     0  ok: no drift at or over the threshold
     1  drift at or over the threshold (``--fail-on-severity`` / ``fail-on-severity``)
@@ -33,8 +39,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 #: Exit code: everything fine (no drift at/over the threshold).
 EXIT_OK = 0
@@ -56,7 +63,6 @@ EXIT_INTERRUPTED = 130
 class PromptCanaryError(Exception):
     """Root of every error PromptCanary raises deliberately."""
 
-    exit_code: int = EXIT_USAGE
     #: A short hint telling the user what to do; shown under the message.
     hint: str | None = None
 
@@ -69,11 +75,14 @@ class PromptCanaryError(Exception):
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""
 
+    @property
+    def exit_code(self) -> int:
+        """The process exit code this error ends with (from :data:`EXIT_CODES`)."""
+        return exit_code_for(self)
+
 
 class ConfigError(PromptCanaryError):
     """A configuration value is wrong. Names the file, line (when known) and field."""
-
-    exit_code = EXIT_USAGE
 
     def __init__(
         self,
@@ -113,10 +122,44 @@ class SuiteNotFoundError(ConfigError, FileNotFoundError):
     ``CanarySuite.from_yaml`` raised in promptcanary 0.2."""
 
 
+class _Need(Protocol):
+    """One credential a provider needs: ``providers.credentials.Need``."""
+
+    @property
+    def what(self) -> str: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    def describe(self) -> str: ...
+
+
+class MissingCredentialsError(ConfigError):
+    """The credentials a model's provider needs are not in the environment; nothing was sent.
+
+    A class of its own so a front-end can tell "no credentials" from any other configuration
+    error without reading the message: the Action skips a run GitHub gives no secrets to.
+    """
+
+    def __init__(self, model: str, needs: Sequence[_Need], *, hint: str | None = None) -> None:
+        self.model = model
+        self.needs = tuple(needs)
+        verb = "are" if needs[1:] else "is"
+        super().__init__(
+            f"{self.described()} {verb} not set (or empty), so {model} cannot be called. "
+            "No request was sent",
+            field="environment",
+            hint=hint,
+        )
+
+    def described(self) -> str:
+        """Every need in words: ``A, B and C``."""
+        parts = [need.describe() for need in self.needs]
+        return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
+
+
 class InputError(PromptCanaryError):
     """A file handed to PromptCanary (run JSON, report JSON, baseline) cannot be used."""
-
-    exit_code = EXIT_USAGE
 
 
 class SuiteMismatchError(InputError, ValueError):
@@ -134,8 +177,6 @@ class ProviderError(PromptCanaryError):
     may help (429, 5xx, timeouts, connection errors). ``str()`` appends the model id and status
     when known; :attr:`message` is the message alone.
     """
-
-    exit_code = EXIT_INCONCLUSIVE
 
     def __init__(
         self,
@@ -193,58 +234,83 @@ class RequestNotSentError(ProviderError):
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
 
 
+class VerdictError(PromptCanaryError, ValueError):
+    """An LLM judge's reply is not a ``{"score": 0..1, "reason": "..."}`` object.
+
+    The ``llm_judge`` probe records it as an errored result; also a ``ValueError``, as it was.
+    """
+
+
 class MeasurementError(PromptCanaryError):
     """The run could not measure anything trustworthy (every prompt errored, run aborted...)."""
-
-    exit_code = EXIT_INCONCLUSIVE
 
 
 class StorageError(PromptCanaryError):
     """Baselines could not be read or written."""
 
-    exit_code = EXIT_USAGE
-
 
 class BaselineNotFoundError(StorageError, FileNotFoundError):
     """No baseline matches; there is nothing to compare with yet."""
-
-    exit_code = EXIT_INCONCLUSIVE
 
 
 class CorruptBaselineError(StorageError):
     """A baseline file exists but is not a valid PromptCanary snapshot."""
 
-    exit_code = EXIT_USAGE
-
 
 class GitHubError(PromptCanaryError):
     """A GitHub API call was refused or failed."""
-
-    exit_code = EXIT_DRIFT
 
     def __init__(self, message: str, *, status: int | None = None, hint: str | None = None):
         super().__init__(message, hint=hint)
         self.status = status
 
 
+class BranchMovedError(GitHubError):
+    """The branch no longer points at the commit that was measured (a push came in between)."""
+
+
+class BranchNotFoundError(GitHubError):
+    """The branch (or the measured commit) no longer exists."""
+
+
+class BranchProtectedError(GitHubError):
+    """A branch protection rule or a repository ruleset refused the update."""
+
+
+class OverBudgetError(PromptCanaryError):
+    """A strict size budget (``core.render.budget``) met a piece that does not fit.
+
+    A signal inside a renderer, which then plans what to cut; one that escaped is a bug.
+    """
+
+    def __init__(self, message: str = "over the size budget") -> None:
+        super().__init__(message)
+
+
+#: The exit code of each error class; a class not listed takes its nearest listed ancestor's.
 EXIT_CODES: dict[type[BaseException], int] = {
+    PromptCanaryError: EXIT_USAGE,
     ConfigError: EXIT_USAGE,
     InputError: EXIT_USAGE,
     ProviderError: EXIT_INCONCLUSIVE,
+    VerdictError: EXIT_INCONCLUSIVE,
     MeasurementError: EXIT_INCONCLUSIVE,
-    BaselineNotFoundError: EXIT_INCONCLUSIVE,
     StorageError: EXIT_USAGE,
+    BaselineNotFoundError: EXIT_INCONCLUSIVE,
     GitHubError: EXIT_DRIFT,
+    # A promotion was measured, but its baseline could not be committed.
+    BranchMovedError: EXIT_PROMOTION_FAILED,
+    BranchNotFoundError: EXIT_PROMOTION_FAILED,
+    BranchProtectedError: EXIT_PROMOTION_FAILED,
+    OverBudgetError: EXIT_INTERNAL,
 }
 
 
 def exit_code_for(exc: BaseException) -> int:
-    """The process exit code for an exception (most specific class wins)."""
+    """The process exit code for an exception (most specific class wins); usage for others."""
     for cls in type(exc).__mro__:
         if cls in EXIT_CODES:
             return EXIT_CODES[cls]
-    if isinstance(exc, PromptCanaryError):
-        return exc.exit_code
     return EXIT_USAGE
 
 

@@ -1,40 +1,36 @@
-"""The few GitHub operations the Action needs, over PyGithub, with errors translated at the edge.
+"""The GitHub client of the Action: every GitHub operation it needs, over PyGithub.
+
+:class:`GitHubClient` is one repository's client with all the features, each written where its
+reason to change is: the connection, identity and write policy (:mod:`.github_repo`,
+:mod:`.github_calls`), the watch issue (:mod:`.github_issues`), promotion commits
+(:mod:`.github_commit`), check runs and workflow dispatches (:mod:`.github_runs`), commit
+statuses (:mod:`.github_statuses`), and, here, the pull request: the sticky comment, labels, who
+may promote. A new feature is a method of one of them, or a class of its own added to
+:class:`GitHubClient`'s bases.
 
 Every method raises :class:`promptcanary.errors.GitHubError` (with the HTTP status) when GitHub
-refuses or fails, so the caller can keep the report and warn instead of crashing. Reads are
-retried by PyGithub; writes go through :class:`~promptcanary.action.github_calls.Sender`, which
-waits out rate limits and never sends a write twice blindly. Commits live in
-:mod:`.github_commit`, check runs and workflow dispatches in :mod:`.github_runs`, the watch
-issue in :mod:`.github_issues`.
+refuses or fails, so the caller can keep the report and warn instead of crashing.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from promptcanary.action import github_commit, github_issues, github_runs
 from promptcanary.action.comment import starts_with_marker
-from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, Sender
-from promptcanary.action.github_calls import call as _call
-from promptcanary.action.github_commit import (
+from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, call
+from promptcanary.action.github_commit import CommitResult, Commits
+from promptcanary.action.github_issues import IssueRef, WatchIssues
+from promptcanary.action.github_repo import DEFAULT_BOT_LOGIN, RepoClient, same_login
+from promptcanary.action.github_runs import CheckRunRef, Runs
+from promptcanary.action.github_statuses import Statuses
+from promptcanary.errors import (
     BranchMovedError,
     BranchNotFoundError,
     BranchProtectedError,
-    CommitResult,
+    GitHubError,
 )
-from promptcanary.action.github_issues import IssueRef
-from promptcanary.action.github_runs import CheckRunRef
-from promptcanary.errors import GitHubError
-
-if TYPE_CHECKING:
-    from github import Github
-    from github.Issue import Issue
-    from github.Repository import Repository
 
 __all__ = [
     "DEFAULT_BOT_LOGIN",
@@ -47,13 +43,9 @@ __all__ = [
     "CommitResult",
     "GitHubClient",
     "IssueRef",
+    "RepoClient",
     "same_login",
 ]
-
-#: Who comments with the workflow's default token (what GraphQL ``viewer`` answers for it).
-DEFAULT_BOT_LOGIN = "github-actions[bot]"
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,146 +56,12 @@ class CommentRef:
     html_url: str
 
 
-def same_login(a: str, b: str) -> bool:
-    """True when two logins name the same account: REST says ``my-app[bot]`` where a GraphQL
-    ``author.login`` says ``my-app``, so the ``[bot]`` suffix is ignored (case too: logins are
-    case-insensitive)."""
-    return a.lower().removesuffix("[bot]") == b.lower().removesuffix("[bot]")
+class GitHubClient(WatchIssues, Commits, Runs, Statuses):
+    """Narrow client for one repository (``GitHubClient.connect(token=..., api_url=...,
+    repository=...)``, or ``GitHubClient(Github(...), "owner/name")``).
 
-
-class GitHubClient:
-    """Narrow client for one repository.
-
-    Args:
-        gh: A PyGithub ``Github`` instance (its base URL decides which server is talked to).
-        repository: ``owner/name``.
+    Its pull request operations are below; the others come from its bases.
     """
-
-    def __init__(self, gh: Github, repository: str, *, sender: Sender | None = None) -> None:
-        self._gh = gh
-        self.repository = repository
-        self.sender = sender or Sender()
-        self._repo: Repository | None = None
-        self._login: str | None = None
-        self._login_known = False
-
-    @classmethod
-    def connect(
-        cls,
-        *,
-        token: str,
-        api_url: str,
-        repository: str,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-        throttle: bool = True,
-        secondary_rate_wait_s: float = SECONDARY_RATE_WAIT_S,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> GitHubClient:
-        """A client for ``repository`` on the API at ``api_url`` (``GITHUB_API_URL``).
-
-        Reads: 5xx answers and rate limits (403 or 429) are retried ``retries`` times with
-        exponential backoff (:class:`~.github_retry.ReadRetry`). Writes: see :class:`Sender` (``retries`` more sends at most,
-        pausing through ``sleep``). A ``Retry-After`` header is honoured; a secondary rate
-        limit without one waits ``secondary_rate_wait_s`` (GitHub: at least one minute).
-        ``throttle`` keeps PyGithub's pauses between requests (GitHub's advice against secondary
-        rate limits); tests turn it off.
-        """
-        from github import Auth, Github
-
-        from promptcanary.action.github_retry import ReadRetry
-
-        # PyGithub logs every refused request at INFO to stderr on import; our own warnings say
-        # what failed, so only its real problems are let through.
-        logging.getLogger("github").setLevel(logging.WARNING)
-        retry = ReadRetry(  # PyGithub's GithubRetry, plus a 429 without Retry-After
-            total=retries,
-            backoff_factor=backoff_s,
-            secondary_rate_wait=secondary_rate_wait_s,
-            respect_retry_after_header=True,
-            # Writes are never repeated by PyGithub: a POST answered 502 may have landed.
-            allowed_methods=frozenset({"GET", "HEAD"}),
-            pause=sleep,
-        )
-        gh = Github(
-            auth=Auth.Token(token),
-            base_url=api_url,
-            retry=retry,
-            per_page=100,
-            lazy=True,
-            timeout=30,
-            seconds_between_requests=0.25 if throttle else None,
-            seconds_between_writes=1.0 if throttle else None,
-        )
-        sender = Sender(
-            attempts=retries + 1,
-            backoff_s=backoff_s,
-            secondary_wait_s=secondary_rate_wait_s,
-            sleep=sleep,
-        )
-        return cls(gh, repository, sender=sender)
-
-    @property
-    def repo(self) -> Repository:
-        if self._repo is None:
-            self._repo = self._gh.get_repo(self.repository)  # lazy: no request
-        return self._repo
-
-    def request(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        """A REST call PyGithub has no convenient method for (``path`` under the repository)."""
-        _, data = self._gh.requester.requestJsonAndCheck(
-            verb, f"/repos/{self.repository}{path}", input=body
-        )
-        return data
-
-    def send(
-        self,
-        what: str,
-        fn: Callable[[], T],
-        *,
-        safe: bool = False,
-        read_back: Callable[[], T | None] | None = None,
-    ) -> T:
-        """A write (see :meth:`Sender.send`)."""
-        return self.sender.send(what, fn, safe=safe, read_back=read_back)
-
-    # ── identity ──
-
-    def login(self) -> str | None:
-        """The login the token writes as, or None when GitHub will not say.
-
-        ``GET /user`` answers for personal tokens only; installation tokens (the workflow's
-        ``GITHUB_TOKEN``, GitHub App tokens) are refused there but GraphQL ``viewer { login }``
-        answers for them (``github-actions[bot]``, ``my-app[bot]``).
-        """
-        if not self._login_known:
-            self._login_known = True
-            try:
-                self._login = _call("read the token's user", lambda: self._gh.get_user().login)
-            except GitHubError:
-                try:
-                    _, data = self.send(
-                        "read the token's GraphQL viewer",
-                        lambda: self._gh.requester.graphql_query("query { viewer { login } }", {}),
-                        safe=True,  # a query
-                    )
-                    self._login = str(data["data"]["viewer"]["login"])
-                except (GitHubError, KeyError, TypeError):
-                    self._login = None
-        return self._login
-
-    def is_ours(self, user: Any) -> bool:
-        """True when ``user`` (a PyGithub user of a comment or issue) is the token's account.
-
-        When the token's login cannot be read at all, any bot counts: the marker in the body
-        still has to match, so a human quoting it is never taken for us.
-        """
-        if user is None:
-            return False
-        login = self.login()
-        if login is None:
-            return str(getattr(user, "type", "")) == "Bot"
-        return same_login(str(user.login), login)
 
     # ── pull request comments ──
 
@@ -227,7 +85,7 @@ class GitHubClient:
                 if starts_with_marker(c.body, marker) and self.is_ours(c.user)
             ]
 
-        candidates = _call(f"list the comments of #{number}", find)
+        candidates = call(f"list the comments of #{number}", find)
         hidden = self._minimized([str(c.node_id) for c in candidates])
         visible = sorted(
             (c for c in candidates if str(c.node_id) not in hidden),
@@ -297,7 +155,7 @@ class GitHubClient:
 
         def exists() -> bool | None:
             try:
-                _call(
+                call(
                     f"read the label '{name}'",
                     lambda: self.request("GET", f"/labels/{quote(name, safe='')}"),
                 )
@@ -328,22 +186,6 @@ class GitHubClient:
             raise
         return True
 
-    # ── watch issues ──
-
-    def find_open_issue(self, *, marker: str, label: str | None = None) -> Issue | None:
-        """See :func:`promptcanary.action.github_issues.find_open_issue`."""
-        return github_issues.find_open_issue(self, marker=marker, label=label)
-
-    def open_or_update_issue(self, *, marker: str, label: str, title: str, body: str) -> IssueRef:
-        """See :func:`promptcanary.action.github_issues.open_or_update_issue`."""
-        return github_issues.open_or_update_issue(
-            self, marker=marker, label=label, title=title, body=body
-        )
-
-    def close_issue(self, issue: Issue, *, comment: str) -> IssueRef:
-        """See :func:`promptcanary.action.github_issues.close_issue`."""
-        return github_issues.close_issue(self, issue, comment=comment)
-
     # ── who may promote ──
 
     def permission_of(self, login: str) -> tuple[str, str]:
@@ -352,56 +194,12 @@ class GitHubClient:
         (``maintain``, ``triage``, a custom role) when GitHub gives it."""
         from urllib.parse import quote
 
-        data = _call(
+        data = call(
             f"read the permission of '{login}'",
             lambda: self.request("GET", f"/collaborators/{quote(login, safe='')}/permission"),
         )
         permission = str(data.get("permission") or "none")
         return permission, str(data.get("role_name") or permission)
-
-    # ── commits, check runs, workflows ──
-
-    def commit_file(
-        self, *, path: str, content: bytes, branch: str, parent: str, message: str
-    ) -> CommitResult:
-        """See :func:`promptcanary.action.github_commit.commit_file`."""
-        return github_commit.commit_file(
-            self, path=path, content=content, branch=branch, parent=parent, message=message
-        )
-
-    def create_check_run(
-        self,
-        *,
-        name: str,
-        head_sha: str,
-        conclusion: str,
-        title: str,
-        summary: str,
-        annotations: list[dict[str, Any]],
-    ) -> CheckRunRef:
-        """See :func:`promptcanary.action.github_runs.create_check_run`."""
-        return github_runs.create_check_run(
-            self,
-            name=name,
-            head_sha=head_sha,
-            conclusion=conclusion,
-            title=title,
-            summary=summary,
-            annotations=annotations,
-        )
-
-    def workflow_exists(self, workflow: str) -> bool:
-        """See :func:`promptcanary.action.github_runs.workflow_exists`."""
-        return github_runs.workflow_exists(self, workflow)
-
-    def dispatch_workflow(self, workflow: str, *, ref: str) -> None:
-        """Start ``workflow`` (a file name under .github/workflows, or an id) on ``ref``.
-
-        A commit made with an installation token starts no workflow, but a dispatch does. Needs
-        ``actions: write`` and an ``on: workflow_dispatch`` trigger in that workflow (see
-        :func:`promptcanary.action.github_runs.dispatch_workflow`).
-        """
-        github_runs.dispatch_workflow(self, workflow, ref=ref)
 
     def open_pull_for(self, branch: str) -> int | None:
         """The number of the open pull request whose head is ``branch`` of this repository.
@@ -410,7 +208,7 @@ class GitHubClient:
         event; this finds the one to update the sticky comment on.
         """
         owner = self.repository.split("/", 1)[0]
-        pulls: list[Any] = _call(
+        pulls: list[Any] = call(
             f"find the open pull request of '{branch}'",
             lambda: list(self.repo.get_pulls(state="open", head=f"{owner}:{branch}")[:2]),
         )

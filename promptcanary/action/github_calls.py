@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from promptcanary.errors import GitHubError
 
@@ -30,26 +30,6 @@ SECONDARY_RATE_WAIT_S = 60.0
 #: A rate limit asking for a longer wait than this is reported instead of waited out (a job
 #: should not sit for an hour on a primary rate limit reset).
 MAX_RATE_WAIT_S = 900.0
-
-
-class RepoApi(Protocol):
-    """What the REST helpers (github_commit.py, github_runs.py) need of the client: raw calls
-    under one repository and the write policy. GitHubClient is one; naming only this keeps those
-    modules from importing github.py back."""
-
-    repository: str
-    sender: Sender
-
-    def request(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any: ...
-
-    def send(
-        self,
-        what: str,
-        fn: Callable[[], T],
-        *,
-        safe: bool = False,
-        read_back: Callable[[], T | None] | None = None,
-    ) -> T: ...
 
 
 def poll(

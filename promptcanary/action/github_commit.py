@@ -10,8 +10,14 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from promptcanary.action.github_calls import RepoApi, call
-from promptcanary.errors import GitHubError
+from promptcanary.action.github_calls import call
+from promptcanary.action.github_repo import RepoClient
+from promptcanary.errors import (
+    BranchMovedError,
+    BranchNotFoundError,
+    BranchProtectedError,
+    GitHubError,
+)
 
 #: What GitHub says when a branch protection rule or a repository ruleset refuses a ref update
 #: (lower case; matched as substrings of its message).
@@ -24,18 +30,6 @@ PROTECTION_MESSAGES = (
 )
 
 
-class BranchMovedError(GitHubError):
-    """The branch no longer points at the commit that was measured (a push came in between)."""
-
-
-class BranchNotFoundError(GitHubError):
-    """The branch (or the measured commit) no longer exists."""
-
-
-class BranchProtectedError(GitHubError):
-    """A branch protection rule or a repository ruleset refused the update."""
-
-
 @dataclass(frozen=True)
 class CommitResult:
     """A file committed on top of a known parent."""
@@ -46,78 +40,99 @@ class CommitResult:
     html_url: str
 
 
-def commit_file(
-    client: RepoApi, *, path: str, content: bytes, branch: str, parent: str, message: str
-) -> CommitResult:
-    """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it, only
-    if the branch still points at ``parent`` (or an ancestor of it).
+class Commits(RepoClient):
+    """A file committed as a compare-and-swap on a branch (see the module docstring)."""
 
-    Raises:
-        BranchMovedError: the branch moved on since ``parent``.
-        BranchNotFoundError: the branch or the parent commit is gone.
-        BranchProtectedError: a protection rule or ruleset refused the update.
-        GitHubError: any other refusal or failure.
-    """
-    from urllib.parse import quote
+    def commit_file(
+        self, *, path: str, content: bytes, branch: str, parent: str, message: str
+    ) -> CommitResult:
+        """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it, only
+        if the branch still points at ``parent`` (or an ancestor of it).
 
-    try:
-        parent_commit = call(
-            f"read commit {parent[:12]}", lambda: client.request("GET", f"/git/commits/{parent}")
+        Raises:
+            BranchMovedError: the branch moved on since ``parent``.
+            BranchNotFoundError: the branch or the parent commit is gone.
+            BranchProtectedError: a protection rule or ruleset refused the update.
+            GitHubError: any other refusal or failure.
+        """
+        from urllib.parse import quote
+
+        try:
+            parent_commit = call(
+                f"read commit {parent[:12]}", lambda: self.request("GET", f"/git/commits/{parent}")
+            )
+        except GitHubError as exc:
+            if exc.status in (404, 422):
+                raise BranchNotFoundError(
+                    f"the measured commit {parent[:12]} is not in {self.repository} any more "
+                    f"(the branch '{branch}' was deleted or force-pushed)",
+                    status=exc.status,
+                    hint="Nothing was committed. Push the branch again and re-add the label.",
+                ) from None
+            raise
+        encoded = base64.b64encode(content).decode("ascii")
+        # Blobs, trees and commits are content-addressed and reach no branch: sending one twice
+        # is harmless, so they count as safe to repeat.
+        blob = self.send(
+            f"upload {path}",
+            lambda: self.request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
+            safe=True,
         )
-    except GitHubError as exc:
-        if exc.status in (404, 422):
-            raise BranchNotFoundError(
-                f"the measured commit {parent[:12]} is not in {client.repository} any more "
-                f"(the branch '{branch}' was deleted or force-pushed)",
-                status=exc.status,
-                hint="Nothing was committed. Push the branch again and re-add the label.",
-            ) from None
-        raise
-    encoded = base64.b64encode(content).decode("ascii")
-    # Blobs, trees and commits are content-addressed and reach no branch: sending one twice
-    # is harmless, so they count as safe to repeat.
-    blob = client.send(
-        f"upload {path}",
-        lambda: client.request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
-        safe=True,
-    )
-    tree = client.send(
-        f"build the tree for {path}",
-        lambda: client.request(
-            "POST",
-            "/git/trees",
-            {
-                "base_tree": parent_commit["tree"]["sha"],
-                "tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}],
-            },
-        ),
-        safe=True,
-    )
-    commit = client.send(
-        f"create the commit for {path}",
-        lambda: client.request(
-            "POST", "/git/commits", {"message": message, "tree": tree["sha"], "parents": [parent]}
-        ),
-        safe=True,
-    )
-    ref = f"/git/refs/heads/{quote(branch, safe='/')}"
-
-    def landed() -> bool | None:
-        return True if branch_at(client, branch, commit["sha"]) else None
-
-    try:
-        # A 5xx answer is checked by reading the branch back: if the update was applied, the
-        # promotion stands.
-        client.send(
-            f"move branch '{branch}' to the new commit",
-            lambda: client.request("PATCH", ref, {"sha": commit["sha"], "force": False}),
-            read_back=landed,
+        tree = self.send(
+            f"build the tree for {path}",
+            lambda: self.request(
+                "POST",
+                "/git/trees",
+                {
+                    "base_tree": parent_commit["tree"]["sha"],
+                    "tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}],
+                },
+            ),
+            safe=True,
         )
-    except GitHubError as exc:
-        raise _ref_refusal(exc, branch, parent, client.repository) from None
-    return CommitResult(
-        path=path, branch=branch, sha=str(commit["sha"]), html_url=str(commit.get("html_url") or "")
-    )
+        commit = self.send(
+            f"create the commit for {path}",
+            lambda: self.request(
+                "POST",
+                "/git/commits",
+                {"message": message, "tree": tree["sha"], "parents": [parent]},
+            ),
+            safe=True,
+        )
+        ref = f"/git/refs/heads/{quote(branch, safe='/')}"
+
+        def landed() -> bool | None:
+            return True if self.branch_at(branch, commit["sha"]) else None
+
+        try:
+            # A 5xx answer is checked by reading the branch back: if the update was applied, the
+            # promotion stands.
+            self.send(
+                f"move branch '{branch}' to the new commit",
+                lambda: self.request("PATCH", ref, {"sha": commit["sha"], "force": False}),
+                read_back=landed,
+            )
+        except GitHubError as exc:
+            raise _ref_refusal(exc, branch, parent, self.repository) from None
+        return CommitResult(
+            path=path,
+            branch=branch,
+            sha=str(commit["sha"]),
+            html_url=str(commit.get("html_url") or ""),
+        )
+
+    def branch_at(self, branch: str, sha: str) -> bool:
+        """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
+        from urllib.parse import quote
+
+        try:
+            ref = call(
+                f"read branch '{branch}'",
+                lambda: self.request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
+            )
+        except GitHubError:
+            return False
+        return bool((ref.get("object") or {}).get("sha") == sha)
 
 
 def _ref_refusal(exc: GitHubError, branch: str, parent: str, repository: str) -> GitHubError:
@@ -148,17 +163,3 @@ def _ref_refusal(exc: GitHubError, branch: str, parent: str, repository: str) ->
             "label.",
         )
     return exc
-
-
-def branch_at(client: RepoApi, branch: str, sha: str) -> bool:
-    """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""
-    from urllib.parse import quote
-
-    try:
-        ref = call(
-            f"read branch '{branch}'",
-            lambda: client.request("GET", f"/git/ref/heads/{quote(branch, safe='/')}"),
-        )
-    except GitHubError:
-        return False
-    return bool((ref.get("object") or {}).get("sha") == sha)

@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from promptcanary.action import checks, github_statuses
+from promptcanary.action import checks
+from promptcanary.action.github_statuses import STATUS_DESCRIPTION_LIMIT
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import one_line
 from promptcanary.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, GitHubError
@@ -87,7 +88,7 @@ def status_state(result: str, exit_code: int) -> str:
 
 def description_for(title: str) -> str:
     """A status description from the check run's title: one line within GitHub's 140."""
-    return one_line(title, github_statuses.STATUS_DESCRIPTION_LIMIT)
+    return one_line(title, STATUS_DESCRIPTION_LIMIT)
 
 
 @dataclass
@@ -123,8 +124,7 @@ class RequiredCheck:
         if self.checks_refused:
             return
         try:
-            ref = github_statuses.start_check_run(
-                self.github,
+            ref = self.github.start_check_run(
                 name=name,
                 head_sha=sha,
                 title=STARTED_TITLE,
@@ -154,8 +154,7 @@ class RequiredCheck:
                 and started.check_run_id is not None
                 and (started.name, started.head_sha) == (name, check.head_sha)
             ):
-                ref = github_statuses.complete_check_run(
-                    self.github,
+                ref = self.github.complete_check_run(
                     started.check_run_id,
                     conclusion=conclusion,
                     title=check.title,
@@ -181,8 +180,7 @@ class RequiredCheck:
         if self.github is None or self.statuses_refused:
             return False
         try:
-            github_statuses.create_status(
-                self.github,
+            self.github.create_status(
                 sha=sha,
                 state=state,
                 context=name,

@@ -84,7 +84,15 @@ def _find(
     return store, store.load(matches[0]["snapshot_id"])
 
 
-def show_command(*, snapshot: str, baseline_dir: Path | None, config: Path | None = None) -> int:
+def show_command(
+    *,
+    snapshot: str,
+    baseline_dir: Path | None,
+    config: Path | None = None,
+    answers: bool = False,
+    full: bool = False,
+) -> int:
+    """One baseline's scores; with ``answers`` (or ``full``) its answers per prompt too."""
     from promptcanary.core.reporter import RunReporter
 
     _, snap = _find(snapshot, baseline_dir, config)
@@ -96,6 +104,11 @@ def show_command(*, snapshot: str, baseline_dir: Path | None, config: Path | Non
     )
     # It is a baseline already: no "make this run the baseline" hint.
     RunReporter(snap.run_result, accept_hint="").print_terminal(console)
+    if answers or full:
+        from promptcanary.core.render.answers import render_answers
+
+        console.print()
+        render_answers(snap.run_result, console, full=full)
     return EXIT_OK
 
 
@@ -124,6 +137,8 @@ def delete_command(
 
 
 CHARTS = ("all", "scores", "probes", "drift")
+#: Where `baselines history` looks for saved checks by default, next to the baselines folder.
+CHECKS_FOLDER = "checks"
 
 
 def history_command(
@@ -133,8 +148,10 @@ def history_command(
     model: str | None,
     chart: str,
     config: Path | None = None,
+    runs: list[Path] | None = None,
 ) -> int:
-    """Text charts of the stored baselines: scores, probe heatmap, drift between neighbours."""
+    """Text charts of the stored baselines, and of the checks saved with ``compare --save-run``
+    found in ``runs`` (files or folders): scores, probe heatmap, drift over time."""
     from promptcanary.errors import ConfigError
 
     if chart not in CHARTS:
@@ -144,23 +161,88 @@ def history_command(
     store = _store(baseline_dir, config)
     suite = _suite_of(config, suite)
     snapshots = store.load_all(suite, model)
+    if runs is None:
+        # The convention: checks saved with `compare --save-run checks/NAME.json` sit in a
+        # checks/ folder next to baselines/ (see docs/baselines.md, "History").
+        default = store.directory.parent / CHECKS_FOLDER
+        runs = [default] if default.is_dir() else []
+    checks = saved_checks(runs, suite, model)
     out = stdout_console().file
-    if not snapshots:
+    if not snapshots and not checks:
         out.write(f"No baselines in {store.directory}.\n")
         return EXIT_OK
+    history: list[Any] = [*snapshots, *checks]
     if chart in ("all", "scores"):
-        viz.plot_score_history(snapshots, mode="text", file=out)
+        viz.plot_score_history(history, mode="text", file=out)
     if chart in ("all", "probes"):
         out.write("\n" if chart == "all" else "")
-        viz.plot_probe_heatmap(snapshots, mode="text", file=out)
+        viz.plot_probe_heatmap(history, mode="text", file=out)
     if chart in ("all", "drift"):
         out.write("\n" if chart == "all" else "")
-        reports = successive_drift(snapshots)
+        reports = successive_drift(snapshots) + checks_drift(snapshots, checks)
         if reports:
             viz.plot_drift_timeline(reports, mode="text", file=out)
         else:
-            out.write("Drift timeline: needs two baselines of the same suite and model.\n")
+            out.write(
+                "Drift timeline: needs two baselines of the same suite and model, or a saved "
+                "check and its baseline.\n"
+            )
     return EXIT_OK
+
+
+def saved_checks(paths: list[Path], suite: str | None, model: str | None) -> list[Any]:
+    """The runs in ``paths`` (files, or the ``*.json`` of folders) of this suite and model.
+
+    A folder may hold other JSON (reports, baselines): what is not a run is skipped. A file named
+    on its own must be a run (a clear error otherwise).
+    """
+    from promptcanary.errors import InputError
+    from promptcanary.storage.runs import load_run
+
+    found = []
+    for path in paths:
+        if path.is_dir():
+            for candidate in sorted(path.glob("*.json")):
+                try:
+                    found.append(load_run(candidate))
+                except InputError:
+                    continue
+        else:
+            found.append(load_run(path))
+    return [
+        r
+        for r in found
+        if (suite is None or r.suite_name == suite)
+        and (model is None or r.provider.model_id == model)
+        and r.shard is None
+    ]
+
+
+def checks_drift(snapshots: list[BaselineSnapshot], checks: list[Any]) -> list[Any]:
+    """Each saved check compared with its baseline, dated when the check finished: the one its
+    adaptive record names when it is stored, else the newest of its suite and model saved
+    before the check started."""
+    from promptcanary.core.comparator import compare
+
+    by_id = {s.snapshot_id: s for s in snapshots}
+    reports = []
+    for run in checks:
+        named = run.adaptive.baseline_snapshot_id if run.adaptive is not None else None
+        baseline = by_id.get(named or "")
+        if baseline is None:
+            earlier = [
+                s
+                for s in snapshots
+                if s.suite_name == run.suite_name
+                and s.provider.model_id == run.provider.model_id
+                and s.created_at <= run.started_at
+            ]
+            baseline = max(earlier, key=lambda s: s.created_at, default=None)
+        if baseline is None:
+            continue
+        report = compare(baseline, run)
+        reports.append(report.model_copy(update={"created_at": run.finished_at or run.started_at}))
+    return reports
 
 
 def successive_drift(snapshots: list[BaselineSnapshot]) -> list[Any]:

@@ -38,14 +38,16 @@ def start_litellm_warm_up(replay: Path | None) -> bool:
     flag = os.environ.get("PROMPTCANARY_WARMUP", "0").strip().lower()
     if replay is not None or flag not in {"1", "true", "yes", "on"}:
         return False
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
     def warm() -> None:
-        # Nothing is printed: the real import, where it happens, reports any failure.
+        # Nothing is printed: the real import, where it happens, reports any failure. The same
+        # import as the provider's (no network, the garbage collector paused while it runs).
         import contextlib
 
+        from promptcanary.providers.litellm import import_litellm
+
         with contextlib.suppress(BaseException):
-            import litellm  # noqa: F401
+            import_litellm()
 
     threading.Thread(target=warm, name="litellm-warm-up", daemon=True).start()
     return True
@@ -175,17 +177,24 @@ def write_report_files(
     output_json: Path | None,
     history: list[Any] | None = None,
 ) -> None:
-    if not (output_md or output_html or output_json):
-        return
-    from promptcanary.core.reporter import DriftReporter
+    """Write the drift report in each format given a path (``history``: for the formats that
+    show the stored baselines, see ``Format.uses_history``)."""
+    from promptcanary.core.models import ReportFormat
 
-    reporter = DriftReporter(report, history=history)
-    if output_md:
-        reporter.to_markdown(output_md)
-    if output_html:
-        reporter.to_html(output_html)
-    if output_json:
-        reporter.to_json(output_json)
+    paths = {
+        ReportFormat.MARKDOWN: output_md,
+        ReportFormat.HTML: output_html,
+        ReportFormat.JSON: output_json,
+    }
+    if not any(paths.values()):
+        return
+    from promptcanary.core.reporter import FORMATS, DriftReporter
+
+    shown = any(FORMATS[fmt].uses_history for fmt, path in paths.items() if path is not None)
+    reporter = DriftReporter(report, history=history if shown else None)
+    for fmt, path in paths.items():
+        if path is not None:
+            reporter.write(fmt, path)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import traceback
@@ -98,12 +99,22 @@ def _say_interrupted(argv: list[str] | None) -> int:
     return EXIT_INTERRUPTED
 
 
+@functools.cache
+def _command(app: Any) -> Any:
+    """The click command typer makes of ``app``, made once per process: typer reads every
+    command's signature to build it (~25 ms), which ``app()`` would do again on each call (the
+    tests run the CLI in process hundreds of times)."""
+    import typer.main
+
+    return typer.main.get_command(app)
+
+
 def run_cli(app: Any, argv: list[str] | None) -> int:
     """Run the typer ``app`` without click's own exit handling and map errors to exit codes."""
     # Standalone mode: click itself reports usage errors (exit 2) and turns typer.Exit into
-    # SystemExit; our own errors propagate to here.
+    # SystemExit; our own errors propagate to here (so typer's pretty tracebacks never show).
     try:
-        app(args=argv, prog_name="promptcanary")
+        _command(app)(args=argv, prog_name="promptcanary")
     except SystemExit as exc:
         if _interrupted(exc):  # typer turns Ctrl-C into a silent exit 130
             return _say_interrupted(argv)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptcanary.commands.common import load_run, read_json, stdout_console, write_text
 from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_message
 
-FORMATS = ("terminal", "markdown", "html", "json")
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from promptcanary.core.reporter import DriftReporter, RunReporter
 
 
 def report_command(
@@ -18,41 +21,44 @@ def report_command(
     output: Path | None,
     budget: int | None,
     open_browser: bool = False,
+    full_answers: bool = False,
 ) -> int:
-    fmt = format.lower()
-    if fmt == "md":
-        fmt = "markdown"
-    if fmt not in FORMATS:
-        raise ConfigError(f"must be one of {', '.join(FORMATS)} (got {format!r})", field="--format")
+    from promptcanary.core.models import ReportFormat
+    from promptcanary.core.reporter import MARKDOWN_BUDGET, report_format
+
+    try:
+        fmt = report_format(format)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--format") from None
     if open_browser:
-        if fmt != "html":
+        if fmt.name is not ReportFormat.HTML:
             raise ConfigError("only opens HTML reports; add --format html", field="--open")
         # promptcanary 0.2's `report X --format html --open`: the page goes next to the input.
-        output = output or input.with_suffix(".html")
+        output = output or input.with_suffix(fmt.suffix)
     if output is not None:
         from promptcanary.files import check_writable_file
 
         check_writable_file(output, flag="--output")
     data = read_json(input, "report file")
     reporter = _reporter_for(input, data)
-    if fmt == "terminal":
-        if output is not None:
+    if fmt.name is ReportFormat.TERMINAL:
+        # A run's (or baseline's) report ends with its answers: what the scores were about.
+        if output is None:
+            console = stdout_console()  # in colour on a terminal
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
+        else:
             import io
 
             from rich.console import Console
 
             buffer = io.StringIO()
-            reporter.print_terminal(Console(file=buffer, width=100, force_terminal=False))
+            console = Console(file=buffer, width=100, force_terminal=False)
+            reporter.print_terminal(console)
+            _print_answers(reporter, console, full=full_answers)
             write_text(output, buffer.getvalue())
-        else:
-            reporter.print_terminal(stdout_console())
         return EXIT_OK
-    if fmt == "markdown":
-        text = reporter.to_markdown(budget=budget) if budget else reporter.to_markdown()
-    elif fmt == "html":
-        text = reporter.to_html()
-    else:
-        text = reporter.to_json()
+    text = reporter.render(fmt, budget=budget or MARKDOWN_BUDGET)
     if output is not None:
         write_text(output, text)
         if open_browser:
@@ -65,7 +71,18 @@ def report_command(
     return EXIT_OK
 
 
-def _reporter_for(path: Path, data: Any) -> Any:
+def _print_answers(reporter: DriftReporter | RunReporter, console: Console, *, full: bool) -> None:
+    """A run's (or baseline's) answers after its report (a drift report has none of its own)."""
+    from promptcanary.core.reporter import RunReporter
+
+    if isinstance(reporter, RunReporter):
+        from promptcanary.core.render.answers import render_answers
+
+        console.print()
+        render_answers(reporter.run, console, full=full)
+
+
+def _reporter_for(path: Path, data: Any) -> DriftReporter | RunReporter:
     """A DriftReporter for a drift report JSON, a RunReporter for a run (or baseline) JSON."""
     if isinstance(data, dict) and "comparisons" in data and "baseline_snapshot_id" in data:
         from pydantic import ValidationError

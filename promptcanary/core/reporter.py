@@ -2,7 +2,9 @@
 
 Glue only: :func:`~promptcanary.core.render.context.build_report_view` prepares one view-model,
 each renderer in :mod:`promptcanary.core.render` turns it into its format. :class:`RunReporter`
-does the same for a run with no baseline.
+does the same for a run with no baseline. :data:`FORMATS` is the one table of the formats (name,
+file suffix, whether stored baselines add to it); ``promptcanary report`` and every writer of
+report files go through it.
 
 Example::
 
@@ -15,20 +17,23 @@ Example::
 
 from __future__ import annotations
 
+import abc
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, ReportFormat
 from promptcanary.core.render.budget import MARKDOWN_BUDGET
 from promptcanary.core.render.context import (
     DEFAULT_ACCEPT_HINT,
     ReportView,
     build_report_view,
 )
-from promptcanary.core.render.run import build_run_view
+from promptcanary.core.render.run import RunView, build_run_view
 from promptcanary.core.render.safety import json_safe
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -41,13 +46,16 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = [
+    "FORMATS",
     "MARKDOWN_BUDGET",
     "DriftReporter",
+    "Format",
     "Reporter",
     "RunReporter",
     "TrendPoint",
     "drift_to_json",
     "print_run_terminal",
+    "report_format",
     "run_to_html",
     "run_to_json",
     "run_to_markdown",
@@ -77,6 +85,102 @@ def _console(console: Console | None) -> Console:
     from promptcanary.core.render.terminal import default_console
 
     return default_console()
+
+
+class _Report(abc.ABC):
+    """One report (a drift report or a run) in every format of :data:`FORMATS`."""
+
+    @abc.abstractmethod
+    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
+        """Print the report (colour-coded on a terminal); ``quiet``: the summary only."""
+
+    @abc.abstractmethod
+    def _markdown(self, budget: int) -> str: ...
+
+    @abc.abstractmethod
+    def _html(self) -> str: ...
+
+    @abc.abstractmethod
+    def _json(self) -> str: ...
+
+    def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
+
+        Past the budget the least important parts are cut and the cut is said in the text.
+        """
+        return _write(path, self._markdown(budget))
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """A self-contained dark-theme HTML page; written to ``path`` when given."""
+        return _write(path, self._html())
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The full structured report as JSON; written to ``path`` when given."""
+        return _write(path, self._json())
+
+    def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
+        return report_format(fmt).render(self, budget)
+
+    def write(
+        self, fmt: Format | ReportFormat | str, path: str | Path, *, budget: int = MARKDOWN_BUDGET
+    ) -> str:
+        """Write the report in ``fmt`` to ``path``; returns the text."""
+        return _write(path, self.render(fmt, budget=budget))
+
+
+def _terminal_text(report: _Report, width: int = 100) -> str:
+    """What :meth:`_Report.print_terminal` prints without a terminal, ``width`` columns wide."""
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    report.print_terminal(Console(file=buffer, width=width, force_terminal=False))
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Format:
+    """One report format: its name, the file it is written to, and how it is rendered."""
+
+    name: ReportFormat
+    suffix: str
+    """The file suffix of a report in this format (``report --open`` writes ``INPUT.html``)."""
+    render: Callable[[_Report, int], str]
+    """The report's text in this format, given a Markdown budget in characters."""
+    uses_history: bool = False
+    """Whether the stored baselines add to it (the HTML trend chart), so are worth loading."""
+    aliases: tuple[str, ...] = ()
+    """Other names ``--format`` accepts."""
+
+
+#: The report formats, in the order ``--format`` lists them.
+FORMATS: dict[ReportFormat, Format] = {
+    f.name: f
+    for f in (
+        Format(ReportFormat.TERMINAL, ".txt", lambda r, _budget: _terminal_text(r)),
+        Format(
+            ReportFormat.MARKDOWN, ".md", lambda r, budget: r._markdown(budget), aliases=("md",)
+        ),
+        Format(ReportFormat.HTML, ".html", lambda r, _budget: r._html(), uses_history=True),
+        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json()),
+    )
+}
+
+
+def report_format(name: Format | ReportFormat | str) -> Format:
+    """The format called ``name`` (or one of its aliases), case-insensitively.
+
+    Raises:
+        ValueError: no format has that name (the message lists them).
+    """
+    if isinstance(name, Format):
+        return name
+    wanted = str(getattr(name, "value", name)).lower()
+    for fmt in FORMATS.values():
+        if wanted == fmt.name.value or wanted in fmt.aliases:
+            return fmt
+    names = ", ".join(f.name.value for f in FORMATS.values())
+    raise ValueError(f"must be one of {names} (got {name!r})")
 
 
 # Derived values added to the JSON for readers (jq '.severity'); ignored when the JSON is loaded
@@ -127,7 +231,7 @@ def drift_to_json(report: DriftReport) -> str:
     return json_safe(text) + "\n"
 
 
-class DriftReporter:
+class DriftReporter(_Report):
     """Renders one :class:`DriftReport` in every format."""
 
     def __init__(
@@ -175,24 +279,18 @@ class DriftReporter:
 
         render_terminal(self.view, _console(console), quiet=quiet)
 
-    def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
-        """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
-
-        Past the budget the least important parts are cut and the cut is said in the text.
-        """
+    def _markdown(self, budget: int) -> str:
         from promptcanary.core.render.markdown import render_markdown
 
-        return _write(path, render_markdown(self.view, budget=budget))
+        return render_markdown(self.view, budget=budget)
 
-    def to_html(self, path: str | Path | None = None) -> str:
-        """A self-contained dark-theme HTML page; written to ``path`` when given."""
+    def _html(self) -> str:
         from promptcanary.core.render.html import render_html
 
-        return _write(path, render_html(self.view))
+        return render_html(self.view)
 
-    def to_json(self, path: str | Path | None = None) -> str:
-        """The full structured report as JSON; written to ``path`` when given."""
-        return _write(path, drift_to_json(self.report))
+    def _json(self) -> str:
+        return drift_to_json(self.report)
 
 
 # ── Runs without a baseline ──────────────────────────────────────────────────────────────────
@@ -209,17 +307,15 @@ def run_to_markdown(
     no_baseline: bool = True,
 ) -> str:
     """Markdown for a run with no baseline; says how to make it one (``accept_hint``)."""
-    from promptcanary.core.render.run_output import render_run_markdown
-
-    view = build_run_view(
+    reporter = Reporter(
         run,
+        run_url=run_url,
         accept_hint=accept_hint,
         marker=marker,
-        run_url=run_url,
         report_location=report_location,
         no_baseline=no_baseline,
     )
-    return render_run_markdown(view, budget=budget)
+    return reporter.to_markdown(budget=budget)
 
 
 def run_to_html(
@@ -231,12 +327,10 @@ def run_to_html(
     no_baseline: bool = False,
 ) -> str:
     """A self-contained HTML page for a run."""
-    from promptcanary.core.render.html import render_run_html
-
-    view = build_run_view(
-        run, accept_hint=accept_hint, marker=marker, run_url=run_url, no_baseline=no_baseline
+    reporter = Reporter(
+        run, run_url=run_url, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline
     )
-    return render_run_html(view)
+    return reporter.to_html()
 
 
 def run_to_json(run: CanaryRunResult) -> str:
@@ -254,13 +348,11 @@ def print_run_terminal(
     no_baseline: bool = True,
 ) -> None:
     """Print a run to the terminal (summary only when ``quiet``)."""
-    from promptcanary.core.render.run_output import render_run_terminal
-
-    view = build_run_view(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
-    render_run_terminal(view, _console(console), quiet=quiet)
+    reporter = Reporter(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
+    reporter.print_terminal(console, quiet=quiet)
 
 
-class Reporter:
+class Reporter(_Report):
     """Renders one run (no baseline to compare with): the :class:`DriftReporter` interface.
 
     ``Reporter(run_result)`` is promptcanary 0.2's run reporter; :data:`RunReporter` is the
@@ -289,44 +381,37 @@ class Reporter:
         """The run (promptcanary 0.2's attribute name)."""
         return self.run
 
-    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
-        """Print the run."""
-        print_run_terminal(
+    @cached_property
+    def view(self) -> RunView:
+        """The prepared view-model (built once, shared by every format)."""
+        return build_run_view(
             self.run,
-            console,
-            quiet=quiet,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            no_baseline=self.no_baseline,
-        )
-
-    def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
-        """Markdown for the run, with how to promote it."""
-        text = run_to_markdown(
-            self.run,
-            budget=budget,
             accept_hint=self.accept_hint,
             marker=self.marker,
             run_url=self.run_url,
             report_location=self.report_location,
             no_baseline=self.no_baseline,
         )
-        return _write(path, text)
 
-    def to_html(self, path: str | Path | None = None) -> str:
-        """HTML for the run."""
-        html = run_to_html(
-            self.run,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            run_url=self.run_url,
-            no_baseline=self.no_baseline,
-        )
-        return _write(path, html)
+    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
+        """Print the run."""
+        from promptcanary.core.render.run_output import render_run_terminal
 
-    def to_json(self, path: str | Path | None = None) -> str:
-        """The run as JSON."""
-        return _write(path, run_to_json(self.run))
+        render_run_terminal(self.view, _console(console), quiet=quiet)
+
+    def _markdown(self, budget: int) -> str:
+        # With how to promote the run (accept_hint).
+        from promptcanary.core.render.run_output import render_run_markdown
+
+        return render_run_markdown(self.view, budget=budget)
+
+    def _html(self) -> str:
+        from promptcanary.core.render.html import render_run_html
+
+        return render_run_html(self.view)
+
+    def _json(self) -> str:
+        return run_to_json(self.run)
 
 
 #: The run reporter under its descriptive name (same class as :class:`Reporter`).

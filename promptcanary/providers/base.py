@@ -1,9 +1,10 @@
 """The provider interface: one method, :meth:`BaseLLMProvider.complete`.
 
 A provider turns a :class:`CanaryPrompt` into an :class:`LLMResponse`, raising
-:class:`ProviderError` on any API or network failure. Writing a fake provider for tests is a
-ten-line subclass; :meth:`acomplete` has a default that runs :meth:`complete` in a worker thread, so
-custom providers work with concurrent runs without doing anything.
+:class:`ProviderError` on any API or network failure. A fake for tests needs no subclass: a
+function answers through :class:`~promptcanary.providers.scripted.ScriptedProvider`.
+:meth:`acomplete` has a default that runs :meth:`complete` in a worker thread, so custom
+providers work with concurrent runs without doing anything.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 #: Sample index of the request being made. The run engine sets it around each call, so a provider
-#: that answers per sample (ReplayProvider) can read it without a change to :meth:`complete`.
+#: that answers per sample (RecordedProvider) can read it without a change to :meth:`complete`.
 CURRENT_SAMPLE: ContextVar[int] = ContextVar("promptcanary_sample", default=0)
 
 
@@ -40,6 +41,10 @@ class BaseLLMProvider(abc.ABC):
     Args:
         config: A :class:`ProviderConfig` describing the model and parameters.
     """
+
+    #: Whether the run engine times each call as the model's latency (when the response does not
+    #: say). A provider answering from a recording sets False: a lookup is no model latency.
+    times_requests: bool = True
 
     def __init__(self, config: ProviderConfig) -> None:
         self._config = config

@@ -7,7 +7,8 @@ polls ``litellm.retrieve_batch`` with backoff until it finishes or a deadline pa
 the output and error files with ``litellm.file_content``. Each line becomes an
 :class:`LLMResponse` (a failed line is an errored response, never an exception). The probes then
 run through the normal engine: :class:`BatchResultsProvider` answers each (prompt id, sample) from
-the downloaded results, as ReplayProvider answers from a saved run.
+the downloaded results (a :class:`~promptcanary.providers.recorded.RecordedProvider`, as a replay
+of a saved run is).
 
 Supported: the providers whose batch and file calls LiteLLM sends in the OpenAI wire format
 (``openai``, ``hosted_vllm``, ``litellm_proxy``). LiteLLM also batches for Azure, Vertex AI,
@@ -28,8 +29,8 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.errors import ConfigError, MeasurementError, redact
-from promptcanary.providers.base import CURRENT_SAMPLE, BaseLLMProvider
 from promptcanary.providers.litellm import LiteLLMProvider, _dump, _import_litellm
+from promptcanary.providers.recorded import RecordedProvider
 
 __all__ = [
     "BATCH_PROVIDERS",
@@ -186,27 +187,12 @@ def run_batch(
             metadata={"source": "promptcanary"},
             **client,
         )
-    batch_id = batch.id
-    say(f"Batch {batch_id} submitted: {len(lines)} requests to {config.model_id}.")
-    wait = settings.poll_s
-    last = ""
-    while batch.status not in _DONE:
-        elapsed = clock() - started
-        if elapsed >= settings.timeout_s:
-            raise MeasurementError(
-                f"batch {batch_id} did not finish within {_duration(settings.timeout_s)} "
-                f"(status: {batch.status}{_counts(batch)})",
-                hint=f"It keeps running at the provider. Fetch it later with "
-                f"`--batch-id {batch_id}` (same suite and model), or cancel it there.",
-            )
-        sleep(min(wait, max(0.0, settings.timeout_s - elapsed)))
-        wait = min(wait * 1.5, settings.max_poll_s)
-        with _translated(provider, f"check batch {batch_id}"):
-            batch = litellm.retrieve_batch(batch_id=batch_id, **client)
-        status = f"{batch.status}{_counts(batch)}"
-        if status != last:
-            say(f"Batch {batch_id}: {status} ({_duration(clock() - started)}).")
-            last = status
+    say(f"Batch {batch.id} submitted: {len(lines)} requests to {config.model_id}.")
+    hint = (
+        f"It keeps running at the provider. Fetch it later with `--batch-id {batch.id}` "
+        "(same suite and model), or cancel it there."
+    )
+    batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
     return _collect(litellm, provider, batch, client, lines)
 
 
@@ -230,22 +216,51 @@ def resume_batch(
     client = _client_kwargs(config, check_batch_support(config.model_id))
     lines = build_lines(provider, prompts, samples, system_prompt_for)
     started = clock()
+    with _translated(provider, f"check batch {batch_id}"):
+        batch = litellm.retrieve_batch(batch_id=batch_id, **client)
+    say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
+    hint = f"Try again later with `--batch-id {batch_id}`."
+    batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
+    return _collect(litellm, provider, batch, client, lines)
+
+
+def _wait(
+    litellm: Any,
+    provider: LiteLLMProvider,
+    client: dict[str, Any],
+    batch: Any,
+    settings: BatchSettings,
+    hint: str,
+    say: Callable[[str], None],
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+    started: float,
+) -> Any:
+    """Poll ``batch`` with a growing wait until it is done; a changed status is said.
+
+    Raises:
+        MeasurementError: not done within ``settings.timeout_s`` of ``started`` (``hint``: what
+            to do about the batch still running).
+    """
     wait = settings.poll_s
-    while True:
-        with _translated(provider, f"check batch {batch_id}"):
-            batch = litellm.retrieve_batch(batch_id=batch_id, **client)
-        say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
-        if batch.status in _DONE:
-            return _collect(litellm, provider, batch, client, lines)
+    last = f"{batch.status}{_counts(batch)}"
+    while batch.status not in _DONE:
         elapsed = clock() - started
         if elapsed >= settings.timeout_s:
             raise MeasurementError(
-                f"batch {batch_id} did not finish within {_duration(settings.timeout_s)} "
+                f"batch {batch.id} did not finish within {_duration(settings.timeout_s)} "
                 f"(status: {batch.status}{_counts(batch)})",
-                hint=f"Try again later with `--batch-id {batch_id}`.",
+                hint=hint,
             )
         sleep(min(wait, max(0.0, settings.timeout_s - elapsed)))
         wait = min(wait * 1.5, settings.max_poll_s)
+        with _translated(provider, f"check batch {batch.id}"):
+            batch = litellm.retrieve_batch(batch_id=batch.id, **client)
+        status = f"{batch.status}{_counts(batch)}"
+        if status != last:
+            say(f"Batch {batch.id}: {status} ({_duration(clock() - started)}).")
+            last = status
+    return batch
 
 
 def _collect(
@@ -423,7 +438,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-class BatchResultsProvider(BaseLLMProvider):
+class BatchResultsProvider(RecordedProvider):
     """Answers each (prompt id, sample) from a finished batch, so probes run through the engine.
 
     A request the batch has no line for is recorded as errored (``error_type="batch_missing"``).
@@ -431,32 +446,5 @@ class BatchResultsProvider(BaseLLMProvider):
     and the run's latency percentiles are left out).
     """
 
-    #: Read by the run engine: do not time these calls as model latency.
-    times_requests = False
-
     def __init__(self, config: ProviderConfig, results: dict[tuple[str, int], LLMResponse]) -> None:
-        super().__init__(config)
-        self.results = results
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        sample = CURRENT_SAMPLE.get()
-        found = self.results.get((prompt.id, sample))
-        if found is not None:
-            return found
-        return LLMResponse(
-            prompt_id=prompt.id,
-            provider_model_id=self.config.model_id,
-            sample=sample,
-            error=f"The batch has no answer for prompt '{prompt.id}' sample {sample}.",
-            error_type="batch_missing",
-            attempts=1,
-        )
-
-    async def acomplete(
-        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-    ) -> LLMResponse:
-        return self.complete(prompt, system_prompt=system_prompt)
-
-    def with_config(self, config: Any) -> BatchResultsProvider:
-        """The answers were produced with the batch's parameters: they are what the run records."""
-        return self
+        super().__init__(config, results, source="the batch", kind="batch")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptcanary.errors import ConfigError
+from promptcanary.errors import MissingCredentialsError
 
 __all__ = ["MissingCredentialsError", "Need", "missing_credentials", "provider_of", "unmet"]
 
@@ -38,30 +38,6 @@ class Need:
         notes = [self.what] if self.what != "API key" else []
         notes += [self.alternatives] if self.alternatives else []
         return " or ".join(self.names) + (f" ({'; '.join(notes)})" if notes else "")
-
-
-class MissingCredentialsError(ConfigError):
-    """The credentials a model's provider needs are not in the environment; nothing was sent.
-
-    A class of its own so a front-end can tell "no credentials" from any other configuration
-    error without reading the message: the Action skips a run GitHub gives no secrets to.
-    """
-
-    def __init__(self, model: str, needs: list[Need], *, hint: str | None = None) -> None:
-        self.model = model
-        self.needs = tuple(needs)
-        verb = "are" if needs[1:] else "is"
-        super().__init__(
-            f"{self.described()} {verb} not set (or empty), so {model} cannot be called. "
-            "No request was sent",
-            field="environment",
-            hint=hint,
-        )
-
-    def described(self) -> str:
-        """Every need in words: ``A, B and C``."""
-        parts = [need.describe() for need in self.needs]
-        return ", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:] else parts[0]
 
 
 # Provider (LiteLLM's name) → the API key variables that can carry its key (any one will do).

@@ -10,7 +10,9 @@ wait a server asked for (:func:`~promptcanary.providers.base.parse_retry_after`)
 from __future__ import annotations
 
 import functools
+import gc
 import os
+import sys
 import time
 from typing import Any
 
@@ -30,11 +32,44 @@ __all__ = ["LiteLLMProvider"]
 _frozen = False
 
 
-def _import_litellm(model_id: str) -> Any:
+def import_litellm() -> Any:
+    """``import litellm``, the way every model-calling path imports it: never to the network
+    (``LITELLM_LOCAL_MODEL_COST_MAP=True`` unless the user set it), with the cyclic garbage
+    collector paused while it runs, and what it built moved out of the collector's way.
+
+    The import builds ~530,000 long-lived objects (3,000 modules, thousands of pydantic models,
+    the price map) and almost no garbage (about 2,000 unreachable objects when it ends), yet the
+    collector, triggered every 700 allocations, walks the growing heap again and again meanwhile.
+    Paused, and the objects then frozen (``gc.freeze()``: a permanent generation the collector
+    skips; frozen once, they are never walked — unfrozen, the next collections of each
+    generation would walk all of them), the import took 29 % less CPU (7.0 -> 5.0 s at load 4,
+    five alternated runs; docs/benchmarks.md, "Start-up of a model-calling command"). The
+    collector is switched back on afterwards unless something else had it off. Raises
+    ImportError as ``import`` does.
+    """
     global _frozen
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if "litellm" in sys.modules:  # imported (or being imported by another thread: import waits)
+        import litellm
+
+        return litellm
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         import litellm
+
+        gc.freeze()
+        _frozen = True
+    finally:
+        if was_enabled:
+            gc.enable()
+    return litellm
+
+
+def _import_litellm(model_id: str) -> Any:
+    global _frozen
+    try:
+        litellm = import_litellm()
     except ImportError as exc:  # pragma: no cover - litellm is a hard dependency
         raise ProviderError(
             "LiteLLM is not installed.",
@@ -44,12 +79,11 @@ def _import_litellm(model_id: str) -> Any:
         ) from exc
     if not _frozen:
         _frozen = True
-        # LiteLLM's import leaves ~370,000 long-lived objects (modules, the price map, pydantic
-        # models), and every full collection of the cyclic GC during a run walks them all again
-        # (~0.2 s each). gc.freeze() moves the objects alive now into a permanent generation the
-        # collector skips: 2,000 requests took 20-25 % less CPU (docs/benchmarks.md, "Load").
-        import gc
-
+        # LiteLLM was imported by someone else (import_litellm freezes what it imports): its
+        # ~370,000 long-lived objects (modules, the price map, pydantic models) would be walked
+        # again by every full collection of the cyclic GC during a run (~0.2 s each). gc.freeze()
+        # moves the objects alive now into a permanent generation the collector skips: 2,000
+        # requests took 20-25 % less CPU (docs/benchmarks.md, "Load").
         gc.freeze()
     # LiteLLM prints "Give Feedback / Get Help" banners on every exception; we report errors
     # ourselves, once, so silence them.

@@ -1,4 +1,4 @@
-"""The cheapest correct way through LiteLLM to an OpenAI-compatible server (issue 23).
+"""The cheapest correct way through LiteLLM to OpenAI's chat completions (issues 23 and 29).
 
 ``openai/<model>`` goes LiteLLM → the OpenAI SDK → httpx → LiteLLM's aiohttp transport, and costs
 about 4 ms of CPU per request on a small machine: a run of thousands of requests is CPU-bound.
@@ -11,7 +11,11 @@ docs/benchmarks.md, "LiteLLM's routes"):
   reads ``status_code``) with the reason phrase instead of the server's message: a 401 would be
   retried and a 429 would not slow the run down;
 * ``timeout`` is ignored, a cached session breaks the second ``asyncio.run`` of a process
-  ("Event loop is closed"), and a body that is not a chat completion raises a different error.
+  ("Event loop is closed"), and a body that is not a chat completion raises a different error;
+* it sends only ``Authorization`` of the SDK's headers (aiohttp names itself in User-Agent; no
+  ``OpenAI-Organization`` / ``OpenAI-Project``, no ``X-Stainless-*``);
+* it maps no parameter per model: a GPT-5 or o-series model gets the request a GPT-4o gets, where
+  ``openai/`` renames or refuses parameters first.
 
 This module takes that route only where each difference is adapted, and only for calls whose
 parameters it knows (:func:`eligible`); everything else keeps ``openai/``. The adapters are all
@@ -33,10 +37,21 @@ LiteLLM's own extension points, no second HTTP client:
   of that price before LiteLLM prices it (so its calculator, ~0.3 ms a call, does not run), and the
   response is priced here as ``openai/<model>`` by LiteLLM's ``completion_cost`` — memoized per
   usage, since a suite repeats the same token counts many times;
-* ``timeout`` bounds connecting and reading, as httpx's does, and is raised as LiteLLM's ``Timeout``.
+* ``timeout`` bounds connecting and reading, as httpx's does, and is raised as LiteLLM's ``Timeout``;
+  without one, the limit is the one ``openai/`` applies (``litellm.request_timeout`` when it was
+  set, else LiteLLM's 600 s);
+* the headers: the OpenAI SDK's own (:func:`_sdk_headers`: read from an SDK client that never
+  sends — User-Agent, ``X-Stainless-*``, ``OpenAI-Organization`` / ``OpenAI-Project`` from the
+  same settings), plus the three it adds per request, passed as LiteLLM's ``headers=`` and kept by
+  :class:`_ChatConfig` beside the bearer key.
 
-``PROMPTCANARY_LITELLM_ROUTE=openai`` turns the fast route off. tests/integration/
-test_litellm_transport.py proves the parity through the loopback server, for every case above.
+It serves an explicit ``api_base`` and the provider's own endpoint alike (LiteLLM resolves the base
+for both routes in the same order: ``api_base``, ``litellm.api_base``, ``OPENAI_BASE_URL``,
+``OPENAI_API_BASE``, ``https://api.openai.com/v1``), for models whose request LiteLLM does not map
+(:func:`eligible`). ``PROMPTCANARY_LITELLM_ROUTE=openai`` turns the fast route off. tests/integration/
+test_litellm_transport.py proves the parity through the loopback server, for every case above, at
+an ``api_base`` and at the default endpoint (a loopback HTTPS stand-in with a private CA, reached
+through ``OPENAI_BASE_URL`` and ``SSL_CERT_FILE``), method, path, headers and body included.
 """
 
 from __future__ import annotations
@@ -77,22 +92,36 @@ _ENV = "PROMPTCANARY_LITELLM_ROUTE"
 
 
 def eligible(kwargs: dict[str, Any]) -> bool:
-    """True when this call can take the fast route: an ``openai/`` model at an explicit
-    ``api_base`` (an OpenAI-compatible server; api.openai.com itself keeps the SDK, whose extra
-    headers and defaults cannot be proven equal offline) with parameters from :data:`_KNOWN`, and
-    a key (given, or where both routes read it: ``litellm.api_key``, ``litellm.openai_key``,
-    ``OPENAI_API_KEY``). Without one the SDK refuses before sending ("Missing credentials")
-    while ``aiohttp_openai/`` would send "Bearer None": that case keeps ``openai/``."""
+    """True when this call can take the fast route: an ``openai/`` model with parameters from
+    :data:`_KNOWN` (``timeout`` a number), a key, and a request LiteLLM sends as is.
+
+    The key: given, or where both routes read it (``litellm.api_key``, ``litellm.openai_key``,
+    ``OPENAI_API_KEY``). Without one the SDK refuses before sending ("Missing credentials", or
+    it signs in with a workload identity) while ``aiohttp_openai/`` would send "Bearer None".
+
+    The endpoint: ``api_base`` when given, else the one LiteLLM resolves for ``openai/`` (the
+    provider's own, or ``OPENAI_BASE_URL`` ...) — except a base that already ends in
+    ``/chat/completions`` or carries a query string, which the two routes complete differently.
+
+    The request: the model's LiteLLM config for OpenAI is the plain GPT one (GPT-5 and o-series
+    models have parameters renamed or refused first; a model LiteLLM serves through the Responses
+    API is sent elsewhere), and no global ``litellm.headers`` are set (the SDK route adds them).
+    """
     if os.environ.get(_ENV, "").strip().lower() == "openai":
         return False
     model = kwargs.get("model")
+    api_base = kwargs.get("api_base")
+    timeout = kwargs.get("timeout")
     return (
         isinstance(model, str)
         and model.startswith(_PREFIX)
-        and isinstance(kwargs.get("api_base"), str)
-        and bool(kwargs["api_base"])
-        and _has_key(kwargs.get("api_key"))
         and set(kwargs) <= _KNOWN
+        and (api_base is None or (isinstance(api_base, str) and bool(api_base.strip())))
+        and (
+            timeout is None or (isinstance(timeout, (int, float)) and not isinstance(timeout, bool))
+        )
+        and _has_key(kwargs.get("api_key"))
+        and _sent_as_is(model[len(_PREFIX) :], api_base)
     )
 
 
@@ -106,14 +135,66 @@ def _has_key(given: Any) -> bool:
     )
 
 
+def _sent_as_is(name: str, api_base: str | None) -> bool:
+    litellm: Any = sys.modules.get("litellm")
+    if litellm is None:  # not imported: nothing to ask; the SDK route decides for itself
+        return False
+    if litellm.headers or getattr(litellm, "route_all_chat_openai_to_responses", False):
+        return False
+    base = (
+        api_base
+        or litellm.api_base
+        or os.environ.get("OPENAI_BASE_URL")
+        or os.environ.get("OPENAI_API_BASE")
+        or ""
+    )
+    if "?" in base or "#" in base or base.rstrip("/").endswith("/chat/completions"):
+        return False  # the two routes join such a base and the route differently
+    return _plain_model(litellm, name)
+
+
+_plain: dict[str, bool] = {}
+
+
+def _plain_model(litellm: Any, name: str) -> bool:
+    """Whether LiteLLM sends ``openai/<name>``'s chat request without mapping it per model: its
+    OpenAI config is the plain GPT one (or the one for names it does not know, which differs only
+    in accepting ``reasoning_effort``, a parameter the fast route never takes), and its price map
+    does not send the model to the Responses API. Asked once per model name."""
+    if name not in _plain:
+        try:
+            gpt: Any = importlib.import_module("litellm.llms.openai.chat.gpt_transformation")
+            config = litellm.utils.ProviderConfigManager.get_provider_chat_config(
+                model=name, provider=litellm.LlmProviders.OPENAI
+            )
+            plain = type(config) in (gpt.OpenAIGPTConfig, gpt.OpenAIUnknownModelConfig)
+        except Exception:  # LiteLLM's internals moved: keep its own route
+            plain = False
+        if plain:
+            try:
+                info = litellm.get_model_info(model=name, custom_llm_provider="openai")
+            except Exception:  # not in the price map: LiteLLM routes it as chat
+                info = {}
+            plain = info.get("mode") != "responses"
+        if len(_plain) >= 256:
+            _plain.clear()
+        _plain[name] = plain
+    return _plain[name]
+
+
 async def acompletion(litellm: Any, kwargs: dict[str, Any]) -> Any:
     """``litellm.acompletion(**kwargs)`` through ``aiohttp_openai/``; same response and errors."""
+    timeout = kwargs.get("timeout")
+    limit = float(timeout) if timeout is not None else _default_limit()
+    headers = _sdk_headers(litellm, limit)
+    if headers is None:  # the SDK's headers cannot be read here: the SDK sends them itself
+        return await litellm.acompletion(**kwargs)
     _install(litellm)
     model = kwargs["model"]
     call = dict(kwargs)
+    call.pop("timeout", None)
     call["model"] = "aiohttp_openai/" + model[len(_PREFIX) :]
-    timeout = call.pop("timeout", None)
-    limit = float(timeout) if timeout is not None else float(litellm.request_timeout)
+    call["headers"] = dict(headers)  # LiteLLM may add to it: the cached one stays as read
     call["client"] = await _session(litellm, limit)
     # Priced below, once per distinct usage, as openai/<model>. LiteLLM's own pricing of the
     # aiohttp_openai/ name finds no price and takes its slowest path; a nominal custom price (its
@@ -201,6 +282,74 @@ def _provider_error(litellm: Any, exc: BaseException) -> BaseException | None:
             return current
         current = current.__cause__ or current.__context__
     return None
+
+
+# ── what the OpenAI SDK sends besides the body ───────────────────────────────────────────
+
+_headers: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def _default_limit() -> float:
+    """The timeout ``openai/`` applies when the call gives none: ``litellm.request_timeout`` if
+    it was set (LiteLLM's resolver tells), else LiteLLM's fallback for chat completions (600 s;
+    the module's own default, 6000 s, is meant for other endpoints)."""
+    resolver: Any = importlib.import_module("litellm.litellm_core_utils.request_timeout_resolver")
+    constants: Any = importlib.import_module("litellm.constants")
+    configured = resolver.get_configured_request_timeout()
+    return float(
+        configured if configured is not None else constants.COMPLETION_HTTP_FALLBACK_SECONDS
+    )
+
+
+def _sdk_headers(litellm: Any, limit: float) -> dict[str, str] | None:
+    """The headers the OpenAI SDK sends with LiteLLM's chat request, except ``Authorization``
+    (:class:`_ChatConfig` adds it from the key LiteLLM resolves) and the transport's own (Host,
+    Content-Length, Accept-Encoding, Connection); None when they cannot be read.
+
+    Read from an SDK client built as LiteLLM builds it — ``organization`` from
+    ``litellm.organization`` or ``OPENAI_ORGANIZATION``, the SDK itself reading
+    ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` — whose transport never sends: its
+    ``default_headers`` (Accept, Content-Type, User-Agent, the ``X-Stainless-*`` platform headers,
+    ``OpenAI-Organization`` / ``OpenAI-Project`` when set). To those the SDK adds per request
+    the retry count (0: its retries are off), the read timeout, and LiteLLM the raw-response
+    marker. Built once per setting (an SDK client costs ~2 ms).
+    """
+    organization = litellm.organization or os.environ.get("OPENAI_ORGANIZATION") or None
+    key = (
+        organization,
+        os.environ.get("OPENAI_ORG_ID"),
+        os.environ.get("OPENAI_PROJECT_ID"),
+        limit,
+    )
+    if key in _headers:
+        return _headers[key]
+    try:
+        openai: Any = importlib.import_module("openai")
+        constants: Any = importlib.import_module("openai._constants")
+        client_class = openai.DefaultAsyncHttpxClient
+        # The SDK's HTTP library (httpx or its successor), whichever this SDK is built on.
+        library: Any = importlib.import_module(client_class.__mro__[1].__module__.split(".")[0])
+
+        def never(request: Any) -> Any:
+            raise RuntimeError("this client only tells its headers")
+
+        sdk = openai.AsyncOpenAI(
+            api_key="unused",  # the bearer key is not among the default headers
+            organization=organization,
+            base_url="https://api.openai.com/v1",
+            max_retries=0,
+            http_client=client_class(transport=library.MockTransport(never)),
+        )
+        headers = {k: v for k, v in sdk.default_headers.items() if isinstance(v, str)}
+        headers[constants.RAW_RESPONSE_HEADER] = "true"
+    except Exception:  # an SDK this was not written for: its own route sends its headers
+        return None
+    headers["X-Stainless-Retry-Count"] = "0"
+    headers["X-Stainless-Read-Timeout"] = str(limit)
+    if len(_headers) >= 64:
+        _headers.clear()
+    _headers[key] = headers
+    return headers
 
 
 # ── the session: one per event loop, closed with it ──────────────────────────────────────────
@@ -306,6 +455,20 @@ def _install(litellm: Any) -> None:
     usage_type, choices_type = types.Usage, types.Choices
 
     class _ChatConfig(base.AiohttpOpenAIChatConfig):  # type: ignore[misc]
+        def validate_environment(
+            self,
+            headers: dict[str, str],
+            model: Any,
+            messages: Any,
+            optional_params: Any,
+            litellm_params: Any,
+            api_key: str | None = None,
+            api_base: str | None = None,
+        ) -> dict[str, str]:
+            # The base class sends the bearer key alone and drops the headers it was given
+            # (here: the OpenAI SDK's, see _sdk_headers).
+            return {**headers, "Authorization": f"Bearer {api_key}"}
+
         async def transform_response(
             self, model: Any, raw_response: Any, model_response: Any, *args: Any, **kwargs: Any
         ) -> Any:

@@ -213,8 +213,8 @@ _ROUTES = {
 
 
 def _litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    from promptcanary.providers.litellm import import_litellm
 
+    litellm = import_litellm()
     litellm.suppress_debug_info = True  # no "Provider List" banner on a refused model
     return litellm

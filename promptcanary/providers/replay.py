@@ -9,22 +9,22 @@ probe, replay, see its effect. ::
 Each (prompt id, sample) gets the saved response for the same prompt id and sample, unchanged
 (content, usage, latency, reported model, fingerprint, attempts), so a replayed run compares
 cleanly with the original. A prompt that is not in the saved run — or whose text changed since —
-is recorded as errored (``error_type="replay_missing"``) with a reason; it is never scored.
+is recorded as errored (``error_type="replay_missing"``) with a reason; it is never scored. The
+answering is :class:`~promptcanary.providers.recorded.RecordedProvider`'s; this class reads the run.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from promptcanary.core.models import CanaryPrompt, CanaryRunResult, LLMResponse
-from promptcanary.providers.base import CURRENT_SAMPLE, BaseLLMProvider
+from promptcanary.core.models import CanaryRunResult
+from promptcanary.providers.recorded import RecordedProvider
 from promptcanary.storage.runs import load_run
 
 __all__ = ["ReplayProvider", "load_run"]
 
 
-class ReplayProvider(BaseLLMProvider):
+class ReplayProvider(RecordedProvider):
     """A provider that answers from a saved :class:`CanaryRunResult`, with no model call.
 
     Args:
@@ -36,66 +36,18 @@ class ReplayProvider(BaseLLMProvider):
 
     def __init__(self, run_result_or_path: CanaryRunResult | str | Path) -> None:
         if isinstance(run_result_or_path, CanaryRunResult):
-            run = run_result_or_path
-            self.source = "the saved run"
+            run, source = run_result_or_path, "the saved run"
         else:
-            run = load_run(run_result_or_path)
-            self.source = str(run_result_or_path)
-        super().__init__(run.provider)
+            run, source = load_run(run_result_or_path), str(run_result_or_path)
+        super().__init__(
+            run.provider,
+            {(r.prompt_id, r.sample): r for r in run.llm_responses},
+            source=source,
+            kind="replay",
+            texts={p.id: p.text for p in run.prompts},
+            samples=run.samples,
+        )
         self.run_result = run
-        self._responses: dict[tuple[str, int], LLMResponse] = {
-            (r.prompt_id, r.sample): r for r in run.llm_responses
-        }
-        self._texts = {p.id: p.text for p in run.prompts}
-
-    @property
-    def samples(self) -> int:
-        """How many samples per prompt the saved run has (a good default for ``samples=``)."""
-        highest = max((sample for _, sample in self._responses), default=0)
-        return max(self.run_result.samples, highest + 1)
 
     def __repr__(self) -> str:
         return f"ReplayProvider({self.source!r}, model={self.config.model_id!r})"
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        """The saved response for ``prompt`` and the sample being run (see ``CURRENT_SAMPLE``)."""
-        return self.response_for(prompt, CURRENT_SAMPLE.get())
-
-    async def acomplete(
-        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-    ) -> LLMResponse:
-        """Same as :meth:`complete`; nothing to wait for, so no worker thread."""
-        return self.complete(prompt, system_prompt=system_prompt)
-
-    def response_for(self, prompt: CanaryPrompt, sample: int = 0) -> LLMResponse:
-        """The saved response for (prompt id, sample), or an errored ``replay_missing`` one."""
-        saved = self._responses.get((prompt.id, sample))
-        saved_text = self._texts.get(prompt.id)
-        reason: str | None = None
-        if saved is None:
-            available = sorted(s for pid, s in self._responses if pid == prompt.id)
-            if not available:
-                reason = f"prompt '{prompt.id}' is not in {self.source}"
-            else:
-                reason = (
-                    f"{self.source} has no sample {sample} for prompt '{prompt.id}' "
-                    f"(it has sample(s) {', '.join(map(str, available))})"
-                )
-        elif saved_text is not None and saved_text != prompt.text:
-            reason = f"the text of prompt '{prompt.id}' changed since {self.source} was saved"
-        if reason is not None:
-            return LLMResponse(
-                prompt_id=prompt.id,
-                provider_model_id=self.config.model_id,
-                sample=sample,
-                error=f"Not replayed: {reason}.",
-                error_type="replay_missing",
-                attempts=0,
-            )
-        assert saved is not None
-        return saved
-
-    def with_config(self, config: Any) -> ReplayProvider:
-        """Replays ignore temperature / max_tokens / seed overrides: the answers are fixed, so
-        the run keeps recording the saved run's parameters."""
-        return self

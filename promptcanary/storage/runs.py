@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
+from promptcanary.core.models import CanaryRunResult
 from promptcanary.errors import InputError, validation_message
+from promptcanary.storage import compact
 
 __all__ = ["load_run"]
 
@@ -27,8 +28,8 @@ def load_run(path: str | Path) -> CanaryRunResult:
     # file would otherwise load as an empty run.
     if b'"run_result"' in raw:
         try:
-            return BaselineSnapshot.model_validate_json(raw).run_result
-        except ValueError:
+            return compact.parse_snapshot(raw).run_result
+        except (ValueError, RecursionError):
             pass
     try:
         return CanaryRunResult.model_validate_json(raw)
@@ -42,6 +43,15 @@ def load_run(path: str | Path) -> CanaryRunResult:
         line = f":{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise InputError(f"{p}{line}: not valid JSON ({exc})", hint=_HINT) from exc
     if isinstance(data, dict) and isinstance(data.get("run_result"), dict):
+        if data.get("schema_version") == compact.FILE_VERSION:
+            try:
+                compact.snapshot_from_dict(data)
+            except compact.StoredFormError as exc:
+                raise InputError(f"{p}: not a valid baseline: {exc}", hint=_HINT) from exc
+            except ValueError as exc:
+                raise InputError(
+                    f"{p}: not a valid baseline: {validation_message(exc)}", hint=_HINT
+                ) from exc
         data = data["run_result"]
     try:
         CanaryRunResult.model_validate(data)

@@ -2,7 +2,7 @@
 
 The three functions of promptcanary 0.2, over this package's baselines and drift reports:
 
-- :func:`plot_score_history` — overall score of each stored baseline over time;
+- :func:`plot_score_history` — overall score of each stored baseline (and saved check) over time;
 - :func:`plot_probe_heatmap` — each probe's mean score per baseline (where a probe started to slip);
 - :func:`plot_drift_timeline` — verdict, regressions and score change of a series of comparisons.
 
@@ -25,10 +25,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from promptcanary.core.render.trend import TrendPoint, trend_points_from_snapshots
+from promptcanary.core.render.trend import (
+    TrendPoint,
+    trend_point_from_run,
+    trend_points_from_snapshots,
+)
 
 if TYPE_CHECKING:
-    from promptcanary.core.models import BaselineSnapshot, DriftReport
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
 
 __all__ = [
     "plot_drift_timeline",
@@ -39,7 +43,8 @@ __all__ = [
     "render_score_history",
 ]
 
-History = Sequence["BaselineSnapshot | TrendPoint"]
+#: Stored baselines, saved checks (runs written by ``compare --save-run``) or trend points.
+History = Sequence["BaselineSnapshot | CanaryRunResult | TrendPoint"]
 
 _MODES = ("auto", "text", "ascii", "plotly", "figure")
 _SPARK = "▁▂▃▄▅▆▇█"
@@ -65,7 +70,9 @@ def plot_score_history(
     """Overall score of each baseline over time, one series per (suite, model).
 
     Args:
-        snapshots: Stored baselines (:class:`BaselineSnapshot`) or trend points, in any order.
+        snapshots: Stored baselines (:class:`BaselineSnapshot`), saved checks
+            (:class:`CanaryRunResult`, as ``compare --save-run`` writes them) or trend points, in
+            any order.
         title: Chart title.
         output_path: Also write the rendered text or HTML here.
         mode: ``auto``, ``text`` / ``ascii``, ``plotly`` or ``figure`` (see the module docs).
@@ -233,7 +240,11 @@ def _cell(score: float | None) -> str:
 
 def _group_heading(label: str, points: list[TrendPoint]) -> str:
     span = f"{_when(points[0].created_at)[:10]} → {_when(points[-1].created_at)[:10]}"
-    count = f"{len(points)} baseline{'s' if len(points) != 1 else ''}"
+    checks = sum(1 for p in points if p.run_id is not None)
+    baselines = len(points) - checks
+    count = f"{baselines} baseline{'s' if baselines != 1 else ''}"
+    if checks:
+        count += f", {checks} check{'s' if checks != 1 else ''}"
     return f"{label} — {count}, {span}" if label else f"{count}, {span}"
 
 
@@ -242,7 +253,7 @@ def _when(moment: datetime) -> str:
 
 
 def _short_id(point: TrendPoint) -> str:
-    return (point.snapshot_id or "current")[:8]
+    return (point.snapshot_id or point.run_id or "current")[:8]
 
 
 def _clip(text: str, width: int) -> str:
@@ -257,18 +268,24 @@ def _groups(items: History, what: str) -> list[Group]:
     items = list(items)  # a generator of snapshots works too
     if not items:
         raise ValueError(f"At least one {what} is required.")
-    from promptcanary.core.models import BaselineSnapshot
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
 
     snapshots = [s for s in items if isinstance(s, BaselineSnapshot)]
+    checks = [r for r in items if isinstance(r, CanaryRunResult)]
     given = sorted((p for p in items if isinstance(p, TrendPoint)), key=lambda p: p.created_at)
-    keys = sorted({(s.suite_name, s.provider.model_id) for s in snapshots})
-    groups: list[Group] = [
-        (
-            f"{suite} · {model}",
-            trend_points_from_snapshots(snapshots, suite_name=suite, model_id=model),
-        )
-        for suite, model in keys
-    ]
+    keys = sorted(
+        {(s.suite_name, s.provider.model_id) for s in snapshots}
+        | {(r.suite_name, r.provider.model_id) for r in checks}
+    )
+    groups: list[Group] = []
+    for suite, model in keys:
+        points = trend_points_from_snapshots(snapshots, suite_name=suite, model_id=model)
+        points += [
+            trend_point_from_run(r)
+            for r in checks
+            if r.suite_name == suite and r.provider.model_id == model
+        ]
+        groups.append((f"{suite} · {model}", sorted(points, key=lambda p: p.created_at)))
     if given:
         groups.append(("", given))
     return groups

@@ -8,6 +8,8 @@ speaking just enough HTTP/1.1 (Content-Length bodies, keep-alive) for aiohttp an
 
 ``python -m tests.fakes.llm_async_server --latency 0.1`` prints its base URL and serves until
 killed. It counts connections opened and prints the count on stderr when stopped (SIGTERM).
+``--tls-cert FILE --tls-key FILE`` serves HTTPS instead (tests/fakes/tls.py makes a private CA):
+the stand-in for the provider's own endpoint in benchmarks.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import asyncio
 import json
 import signal
+import ssl
 import sys
 
 from tests.fakes.llm_server import Reply, _completion_body
@@ -64,13 +67,13 @@ async def _serve(
         writer.close()
 
 
-async def serve(latency: float, content: str) -> None:
+async def serve(latency: float, content: str, tls: ssl.SSLContext | None = None) -> None:
     reply = Reply(content=content)
     server = await asyncio.start_server(
-        lambda r, w: _serve(r, w, latency, reply), "127.0.0.1", 0, backlog=1024
+        lambda r, w: _serve(r, w, latency, reply), "127.0.0.1", 0, backlog=1024, ssl=tls
     )
     port = server.sockets[0].getsockname()[1]
-    print(f"http://127.0.0.1:{port}/v1", flush=True)
+    print(f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -88,8 +91,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
     parser.add_argument("--content", default="OK", help="the assistant's reply")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = parser.parse_args(argv)
-    asyncio.run(serve(args.latency, args.content))
+    tls = None
+    if args.tls_cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(args.tls_cert, args.tls_key)
+    asyncio.run(serve(args.latency, args.content, tls))
 
 
 if __name__ == "__main__":

@@ -104,6 +104,8 @@ class FakeLLMServer:
         self.requests: list[dict[str, Any]] = []
         #: The HTTP headers of each request, in order (e.g. ``Authorization``).
         self.headers: list[dict[str, str]] = []
+        #: The method and path of each request, in order (e.g. ``POST /v1/chat/completions``).
+        self.request_lines: list[str] = []
         self.max_in_flight = 0
         self.rate_limited = 0
         self._in_flight = 0
@@ -173,10 +175,13 @@ class FakeLLMServer:
             self._window.append(now)
             return None
 
-    def _enter(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _enter(
+        self, body: dict[str, Any], headers: dict[str, str] | None = None, line: str = ""
+    ) -> None:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers or {})
+            self.request_lines.append(line)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
 
@@ -242,7 +247,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
                 body = {}
-            server._enter(body, dict(self.headers.items()))
+            server._enter(body, dict(self.headers.items()), f"{self.command} {self.path}")
             try:
                 wait = server._admit_or_wait()
                 if wait is not None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.core.suite import CanarySuite
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider
 from promptcanary.storage.file import FileBaselineStore
 
 REPO = "Codertocat/Hello-World"  # the repository of the @octokit/webhooks-examples payloads
@@ -61,22 +60,14 @@ def write_suite(workspace: Path) -> Path:
     return path
 
 
-class _Scripted(BaseLLMProvider):
-    """Answers from GOOD without any wire: only used to make the committed baseline."""
-
-    def __init__(self) -> None:
-        super().__init__(ProviderConfig(model_id=MODEL))
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        return LLMResponse(prompt_id=prompt.id, provider_model_id=MODEL, content=GOOD[prompt.id])
-
-
 def seed_baseline(workspace: Path, *, samples: int = 30) -> Path:
     """Save a healthy baseline in ``workspace/baselines`` (what a repository has committed), with
     the 30 samples per prompt a promotion records: one sample against the check's screening could
     never show a significant change (that pair would be "not enough evidence")."""
     suite = CanarySuite.from_yaml(workspace / "canary.yaml")
-    run = suite.run(_Scripted(), samples=samples, show_progress=False)
+    # Answers from GOOD without any wire: only used to make the committed baseline.
+    healthy = ScriptedProvider(lambda request: GOOD[request.prompt.id], model=MODEL)
+    run = suite.run(healthy, samples=samples, show_progress=False)
     store = FileBaselineStore(workspace / "baselines")
     store.save(run, note="seeded by the test")
     return store.directory

@@ -14,9 +14,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import pytest
 
 from promptcanary.action.main import main
-from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
+from promptcanary.core.models import CanaryPrompt
 from promptcanary.core.suite import CanarySuite
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import HEAD_SHA
 from tests.integration.action_support import MODEL, REPO, seed_baseline
@@ -139,31 +139,20 @@ def test_huge_report_is_cut_under_github_limits(world: World) -> None:
     ]
     (world.runner.workspace / "canary.yaml").write_text("\n".join(yaml_lines) + "\n")
 
-    class Long(BaseLLMProvider):
-        def __init__(self, content: str) -> None:
-            super().__init__(ProviderConfig(model_id=MODEL))
-            self.content = content
-
-        def complete(
-            self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-        ) -> LLMResponse:
-            return LLMResponse(
-                prompt_id=prompt.id,
-                provider_model_id=MODEL,
-                content=self.content + " " + "é" * 10_000,
-            )
+    def long(content: str) -> ScriptedProvider:
+        return ScriptedProvider(lambda request: content + " " + "é" * 10_000, model=MODEL)
 
     from promptcanary.storage.file import FileBaselineStore
 
     suite = CanarySuite.from_yaml(world.runner.workspace / "canary.yaml")
     FileBaselineStore(world.runner.workspace / "baselines").save(
-        suite.run(Long("alpha"), show_progress=False)
+        suite.run(long("alpha"), show_progress=False)
     )
     run = world.runner.run_in_process(
         main,
         main_kwargs={
             "github_factory": world.github,
-            "make_provider": lambda model, config: Long("beta"),
+            "make_provider": lambda model, config: long("beta"),
         },
         event_name="pull_request",
         event=load_event("pull_request.opened"),

@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-from promptcanary.core.models import BaselineSnapshot
+from promptcanary.storage.compact import parse_snapshot
 from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.action_runner import load_event
 from tests.fakes.github_server import HEAD_SHA
@@ -69,7 +69,7 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
     committed = gh.repos[REPO].files["changes"][path]["content"]
     assert committed == (runner.workspace / path).read_bytes()
     assert stat.S_IMODE((runner.workspace / path).stat().st_mode) == 0o644
-    snapshot = BaselineSnapshot.model_validate_json(committed)
+    snapshot = parse_snapshot(committed)
     assert snapshot.suite_name == "support-bot" and snapshot.provider.model_id == MODEL
     assert snapshot.snapshot_id != previous.snapshot_id
     assert "master" not in {c["branch"] for c in commits}

@@ -11,8 +11,6 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import json
-import subprocess
-import sys
 import threading
 from collections import Counter
 from dataclasses import replace
@@ -27,6 +25,7 @@ from promptcanary.core.run.runner import RunOptions, run_suite
 from promptcanary.core.suite import CanarySuite
 from promptcanary.core.verdict.adaptive import AdaptivePolicy
 from promptcanary.providers.litellm import LiteLLMProvider
+from tests.fakes.cli import CliResult, run_cli
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
 
 PROMPTS = ["Capital of France as JSON", "Capital of Spain as JSON", "Capital of Peru as JSON"]
@@ -114,14 +113,11 @@ def test_a_noisy_screening_is_cleared_by_one_round(tmp_path: Path) -> None:
 def test_cli_records_a_rich_baseline_and_compares_adaptively(tmp_path: Path) -> None:
     (tmp_path / "canary.yaml").write_text(SUITE + "confirmation_cap: 10\n", encoding="utf-8")
     script = Script()
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"OPENAI_API_KEY": "sk-test", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
 
-    def pc(*args: str) -> subprocess.CompletedProcess[str]:
-        cli = [sys.executable, "-m", "promptcanary.cli"]
-        return subprocess.run(
-            [*cli, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-        )
+    def pc(*args: str) -> CliResult:
+        # The CLI's own entry point in this process (tests/fakes/cli.py): argument parsing,
+        # the error boundary, exit codes and output, without an interpreter start per command.
+        return run_cli(*args, cwd=tmp_path)
 
     with FakeLLMServer(script.reply) as server:
         flags = ["-c", "canary.yaml", "-p", "openai/fake", "--api-base", server.base_url]

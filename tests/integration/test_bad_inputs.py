@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from promptcanary.cli import main
-from promptcanary.core.models import BaselineSnapshot
+from promptcanary.storage.compact import parse_snapshot
 from promptcanary.storage.file import FileBaselineStore, filename_for
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
@@ -165,7 +165,7 @@ def newest_baseline(root: Path) -> Path:
 def impostor(root: Path) -> None:
     """Move the real baseline away and leave, under this suite's file name, another suite."""
     real = newest_baseline(root)
-    other = BaselineSnapshot.model_validate_json((root / "other.json").read_bytes())
+    other = parse_snapshot((root / "other.json").read_bytes())
     name = filename_for(other).replace("another-suite__", "battery__", 1)
     (root / "baselines" / name).write_bytes((root / "other.json").read_bytes())
     shutil.move(real, root / "moved-away.json")
@@ -558,7 +558,7 @@ def test_a_baseline_that_cannot_be_written_is_kept_next_to_it(
     assert "No space left on device" in err and "saved it to" in err
     kept = Path(err.split("saved it to ")[1].split(" instead")[0])
     assert kept.is_file() and ".unsaved-" in kept.name and kept.parent == project / "baselines"
-    assert BaselineSnapshot.model_validate_json(kept.read_bytes()).suite_name == "battery"
+    assert parse_snapshot(kept.read_bytes()).suite_name == "battery"
     # The kept copy is never taken for a baseline, and the real ones are unchanged.
     assert len(FileBaselineStore(project / "baselines").load_all()) == 1
     kept.unlink()

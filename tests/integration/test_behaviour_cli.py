@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from promptcanary.storage.file import FileBaselineStore
 from tests.fakes.answers import AnswerScript, paraphrases
 from tests.fakes.cli import run_cli
 from tests.fakes.llm_server import FakeLLMServer
@@ -93,13 +95,30 @@ def _cli(server: FakeLLMServer, project: Path, *args: str) -> Any:
     )
 
 
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 30-sample baseline of :func:`script` on the unedited suite, recorded once for the
+    module's cases that start from it: each draws its answers from the same seeded per-prompt
+    streams, so every recording would hold the same answers."""
+    root = tmp_path_factory.mktemp("behaviour-baseline")
+    (root / "canary.yaml").write_text(suite_yaml(), encoding="utf-8")
+    with FakeLLMServer(script().reply) as server:
+        proc = _cli(server, root, "run", "--save-baseline")
+    assert proc.returncode == 0, proc.stderr
+    return root / "baselines"
+
+
 def baseline_then_check(
-    project: Path, s: AnswerScript, change: Any, *extra: str
+    project: Path, s: AnswerScript, change: Any, *extra: str, recorded: Path | None = None
 ) -> tuple[Any, dict[str, Any]]:
-    """Record a 30-sample baseline, apply ``change`` to the script, run one compare."""
+    """Record a 30-sample baseline (or copy the ``recorded`` one), apply ``change`` to the
+    script, run one compare."""
     with FakeLLMServer(s.reply) as server:
-        proc = _cli(server, project, "run", "--save-baseline")
-        assert proc.returncode == 0, proc.stderr
+        if recorded is not None:
+            shutil.copytree(recorded, project / "baselines")
+        else:
+            proc = _cli(server, project, "run", "--save-baseline")
+            assert proc.returncode == 0, proc.stderr
         change(s)
         proc = _cli(
             server,
@@ -125,8 +144,8 @@ def _ids(project: Path, texts: list[str]) -> set[str]:
     return {p.id for p in suite.prompts if p.text in texts}
 
 
-def test_paraphrase_noise_raises_no_alarm(project: Path) -> None:
-    proc, drift = baseline_then_check(project, script(), lambda s: s.reseed(7))
+def test_paraphrase_noise_raises_no_alarm(project: Path, recorded: Path) -> None:
+    proc, drift = baseline_then_check(project, script(), lambda s: s.reseed(7), recorded=recorded)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert drift["behaviour_changes"] == []
     assert drift["attribution"]["who_changed"] == "neither"
@@ -136,7 +155,7 @@ def test_paraphrase_noise_raises_no_alarm(project: Path) -> None:
 
 
 def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_shifted_ones(
-    project: Path,
+    project: Path, recorded: Path
 ) -> None:
     # How often all three are named is a rate (benchmarks/behaviour_e2e.py measures it: per
     # shifted prompt about 97 %); one run asserts what holds with overwhelming probability: the
@@ -146,7 +165,7 @@ def test_a_style_shift_on_3_of_20_prompts_is_caught_naming_only_shifted_ones(
         for text in SHIFTED:
             s.shift(text, share=0.7)
 
-    proc, drift = baseline_then_check(project, script(), shift)
+    proc, drift = baseline_then_check(project, script(), shift, recorded=recorded)
     # Every probe still passes (the answers keep the city): reported, severity low, exit 0.
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not any(c["regression"] for c in drift["comparisons"])
@@ -184,12 +203,12 @@ def _saved_run(project: Path) -> str:
     return "run.json"
 
 
-def test_a_served_model_change_is_attributed_to_the_provider(project: Path) -> None:
+def test_a_served_model_change_is_attributed_to_the_provider(project: Path, recorded: Path) -> None:
     def swap(s: AnswerScript) -> None:
         s.reseed(7)
         s.model, s.fingerprint = "fake-2025-06-01", "fp_new"
 
-    proc, drift = baseline_then_check(project, script(), swap)
+    proc, drift = baseline_then_check(project, script(), swap, recorded=recorded)
     assert proc.returncode == 0
     attribution = drift["attribution"]
     assert attribution["who_changed"] == "model" and attribution["identity_changed"]
@@ -198,13 +217,13 @@ def test_a_served_model_change_is_attributed_to_the_provider(project: Path) -> N
     assert "Who changed: the model" in proc.stdout
 
 
-def test_a_suite_edit_is_attributed_to_the_repository(project: Path) -> None:
+def test_a_suite_edit_is_attributed_to_the_repository(project: Path, recorded: Path) -> None:
     def edit(s: AnswerScript) -> None:
         s.reseed(7)
         text = "Which city is the capital of Iraq?"
         (project / "canary.yaml").write_text(suite_yaml(edit=text), encoding="utf-8")
 
-    proc, drift = baseline_then_check(project, script(), edit)
+    proc, drift = baseline_then_check(project, script(), edit, recorded=recorded)
     assert proc.returncode == 0
     assert drift["attribution"]["who_changed"] == "suite"
     assert (
@@ -226,8 +245,8 @@ def test_behaviour_ignore_opts_a_prompt_out(project: Path) -> None:
     _, drift = baseline_then_check(project, script(), shift)
     flagged = {c["prompt_id"] for c in drift["behaviour_changes"]}
     assert flagged == _ids(project, SHIFTED[1:])
-    run = json.loads(next((project / "baselines").glob("*.json")).read_text(encoding="utf-8"))
-    stored = {p["text"]: p["behaviour"] for p in run["run_result"]["prompts"]}
+    (stored_baseline,) = FileBaselineStore(project / "baselines").load_all()
+    stored = {p.text: p.behaviour for p in stored_baseline.run_result.prompts}
     assert stored[SHIFTED[0]] == "ignore" and stored[SHIFTED[1]] == "compare"
 
 

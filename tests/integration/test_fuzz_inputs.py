@@ -36,7 +36,8 @@ from hypothesis import strategies as st
 from promptcanary.cli import main
 from promptcanary.core.config import SuiteSettings
 from promptcanary.core.models import CanaryPrompt
-from promptcanary.core.probes.base import _signature_fields, registered_probes
+from promptcanary.core.probes.base import registered_probes
+from promptcanary.core.probes.registry import _signature_fields
 from tests.fakes.llm_server import FakeLLMServer
 
 #: Longest one example may take (a run replays at most a handful of prompts).

@@ -1,23 +1,28 @@
 """The fast route (providers/litellm_transport.py) gives what ``openai/`` gives, through the real
 LiteLLM and the loopback server: text, tool calls, usage, cost, served model, fingerprint, and the
 same ProviderError (class, status, retryability, Retry-After, message) for every failure — on two
-event loops in one process and in forked workers."""
+event loops in one process and in forked workers — and sends what ``openai/`` sends (method, path,
+headers, JSON body), at an explicit ``api_base`` and at the provider's own endpoint.
+
+The provider's own endpoint is stood in for by a loopback HTTPS server with a private CA
+(tests/fakes/tls.py), reached the way LiteLLM and the OpenAI SDK are pointed at another default
+base: ``OPENAI_BASE_URL`` (LiteLLM reads it for both routes, after ``api_base`` and
+``litellm.api_base``, before ``OPENAI_API_BASE``) and ``SSL_CERT_FILE`` for the CA (read by
+LiteLLM's TLS setup, which both routes use). No ``api_base`` is passed there.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import json
 import os
 import re
 import socket
-import ssl
 import threading
+from dataclasses import dataclass, field
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,8 +34,9 @@ from promptcanary.core.run.workers import can_fork
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ProviderError
 from promptcanary.providers import litellm_transport
-from promptcanary.providers.litellm import LiteLLMProvider
+from promptcanary.providers.litellm import LiteLLMProvider, _import_litellm
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
+from tests.fakes.tls import PrivateCA, make_private_ca
 
 #: A model LiteLLM prices, so the cost is compared too.
 MODEL = "openai/gpt-4o-mini"
@@ -110,9 +116,12 @@ def outcome(result: LLMResponse | BaseException) -> Any:
     return dumped
 
 
-def call(base_url: str, route: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+def call(base_url: str | None, route: str, monkeypatch: pytest.MonkeyPatch, **extra: Any) -> Any:
+    """One call through the given route (``""``: the fast one where eligible, ``"openai"``: the
+    SDK) at ``base_url``, or, with None, at the endpoint LiteLLM resolves (the provider's own)."""
     monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", route)
-    provider = LiteLLMProvider(MODEL, api_base=base_url, api_key="sk-test", timeout=0.5)
+    where = {"api_base": base_url} if base_url is not None else {}
+    provider = LiteLLMProvider(MODEL, api_key="sk-test", timeout=0.5, **where, **extra)
     prompt = CanaryPrompt(id="p1", text="say hello")
     try:
         return outcome(asyncio.run(provider.acomplete(prompt)))
@@ -121,21 +130,68 @@ def call(base_url: str, route: str, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def route_of(headers: dict[str, str]) -> str:
-    # The OpenAI SDK names itself in User-Agent; aiohttp does too.
-    agent = next((v for k, v in headers.items() if k.lower() == "user-agent"), "")
-    return "aiohttp" if "aiohttp" in agent.lower() else "openai"
+    """Which route sent a request. Both send the OpenAI SDK's headers; the SDK's HTTP client
+    (httpx) also states ``Connection: keep-alive``, which aiohttp leaves implied (HTTP/1.1's
+    default) — the one header, with Content-Length (JSON spacing), the parity lets differ."""
+    return "openai" if any(k.lower() == "connection" for k in headers) else "aiohttp"
+
+
+#: Headers that belong to the HTTP client, not to the request: compared apart, or not at all.
+TRANSPORT_HEADERS = frozenset({"content-length", "connection"})
+
+
+def sent(server: FakeLLMServer, i: int) -> dict[str, Any]:
+    """What request ``i`` carried: method and path, headers (names folded to lower case; the
+    transport's own left out), JSON body."""
+    headers = {
+        k.lower(): v for k, v in server.headers[i].items() if k.lower() not in TRANSPORT_HEADERS
+    }
+    return {"line": server.request_lines[i], "headers": headers, "body": server.requests[i]}
+
+
+@pytest.fixture(scope="module")
+def private_ca(tmp_path_factory: pytest.TempPathFactory) -> PrivateCA:
+    return make_private_ca(tmp_path_factory.mktemp("ca"))
+
+
+@pytest.fixture(params=["api_base", "own endpoint"])
+def endpoint(
+    request: pytest.FixtureRequest, private_ca: PrivateCA, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """A function starting the loopback server for a reply and giving ``(server, base)``: at an
+    explicit ``api_base`` (plain HTTP), or as the provider's own endpoint (HTTPS with the private
+    CA, through ``OPENAI_BASE_URL``; base None: no ``api_base`` is passed)."""
+    own = request.param == "own endpoint"
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION", "OPENAI_ORG_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("OPENAI_PROJECT_ID", raising=False)
+
+    def start(server: FakeLLMServer) -> tuple[FakeLLMServer, str | None]:
+        server.tls = private_ca.server_context() if own else None
+        server.start()
+        if not own:
+            return server, server.base_url
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("SSL_CERT_FILE", str(private_ca.ca_file))
+        return server, None
+
+    return start
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_fast_route_gives_what_openai_gives(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_route_gives_what_openai_gives(
+    case: str, endpoint: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     reply = CASES[case]
-    with FakeLLMServer(reply=lambda body: reply) as server:
-        slow = call(server.base_url, "openai", monkeypatch)
-        fast = call(server.base_url, "", monkeypatch)
-        routes = [route_of(h) for h in server.headers]
-        bodies = server.requests
+    server, base = endpoint(FakeLLMServer(reply=lambda body: reply))
+    try:
+        slow = call(base, "openai", monkeypatch)
+        fast = call(base, "", monkeypatch)
+    finally:
+        server.stop()
+    routes = [route_of(h) for h in server.headers]
     assert routes == ["openai", "aiohttp"]  # each call took the route it was meant to
-    assert bodies[0] == bodies[1]  # the same JSON reached the server
+    assert sent(server, 1) == sent(server, 0)  # the same request reached the server
     assert fast == slow
 
 
@@ -199,34 +255,59 @@ def test_forked_workers_take_the_fast_route_and_match(monkeypatch: pytest.Monkey
     assert routes[:6] == ["openai"] * 6 and set(routes[6:]) == {"aiohttp"}
 
 
+KEYED = {"messages": [], "api_key": "k"}
+
+
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        ({"model": MODEL, "messages": [], "api_base": "http://x/v1", "api_key": "k"}, True),
-        ({"model": MODEL, "messages": [], "api_key": "k"}, False),  # api.openai.com: the SDK
-        (
-            {"model": "anthropic/claude", "messages": [], "api_base": "http://x", "api_key": "k"},
-            False,
-        ),
-        (
-            {
-                "model": MODEL,
-                "messages": [],
-                "api_base": "http://x/v1",
-                "api_key": "k",
-                "response_format": {"type": "json_object"},
-            },
-            False,  # not proven equal: keeps openai/
-        ),
-        ({"model": MODEL, "messages": [], "api_base": "http://x/v1"}, False),  # no key at all
+        ({"model": MODEL, "api_base": "http://x/v1", **KEYED}, True),
+        ({"model": MODEL, **KEYED}, True),  # the provider's own endpoint
+        ({"model": MODEL, "timeout": 30, **KEYED}, True),
+        ({"model": "openai/my-local-model", "api_base": "http://x/v1", **KEYED}, True),
+        ({"model": "anthropic/claude", "api_base": "http://x", **KEYED}, False),
+        # not proven equal: keeps openai/
+        ({"model": MODEL, "response_format": {"type": "json_object"}, **KEYED}, False),
+        ({"model": MODEL, "extra_headers": {"X-Team": "a"}, **KEYED}, False),
+        ({"model": MODEL, "timeout": True, **KEYED}, False),
+        ({"model": MODEL, "api_base": "  ", **KEYED}, False),
+        ({"model": MODEL, "api_base": "http://x/v1/chat/completions", **KEYED}, False),
+        ({"model": MODEL, "api_base": "http://x/v1?api-version=1", **KEYED}, False),
+        # LiteLLM renames or refuses parameters for these, or sends them to the Responses API
+        ({"model": "openai/gpt-5", **KEYED}, False),
+        ({"model": "openai/o3", "api_base": "http://x/v1", **KEYED}, False),
+        ({"model": "openai/o3-pro", **KEYED}, False),
+        ({"model": MODEL, "api_base": "http://x/v1", "messages": []}, False),  # no key at all
+        ({"model": MODEL, "messages": []}, False),
     ],
 )
 def test_eligible(kwargs: dict[str, Any], expected: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    _import_litellm(MODEL)  # the model checks ask LiteLLM
     monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
     assert litellm_transport.eligible(kwargs) is expected
     monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", "openai")
     assert litellm_transport.eligible(kwargs) is False
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["OPENAI_BASE_URL=http://x/v1/chat/completions", "litellm.headers", "route all to Responses"],
+)
+def test_settings_that_keep_the_sdk_route(setting: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    litellm = _import_litellm(MODEL)
+    monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    kwargs = {"model": MODEL, **KEYED}
+    assert litellm_transport.eligible(kwargs)
+    if setting.startswith("OPENAI_BASE_URL="):
+        monkeypatch.setenv("OPENAI_BASE_URL", setting.partition("=")[2])
+    elif setting == "litellm.headers":
+        monkeypatch.setattr(litellm, "headers", {"X-Team": "a"})
+    else:
+        monkeypatch.setattr(litellm, "route_all_chat_openai_to_responses", True)
+    assert not litellm_transport.eligible(kwargs)
 
 
 def test_refused_connection_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -269,61 +350,148 @@ def test_dropped_connection_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> N
     assert slow[0] == "ProviderError" and slow[2] is True
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and its key, as PEM files."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_file, key_file
-
-
 def test_https_with_the_ca_bundle_litellm_reads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    private_ca: PrivateCA, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A private CA given as SSL_CERT_FILE (LiteLLM's documented setting) serves both routes alike;
     # without it both refuse the server's certificate, and neither answers.
-    cert_file, key_file = self_signed(tmp_path)
-    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    tls.load_cert_chain(cert_file, key_file)
-    with FakeLLMServer(reply=lambda body: "over TLS", tls=tls) as server:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    with FakeLLMServer(reply=lambda body: "over TLS", tls=private_ca.server_context()) as server:
         assert server.base_url.startswith("https://")
         refused = [call(server.base_url, route, monkeypatch) for route in ("openai", "")]
-        monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
+        monkeypatch.setenv("SSL_CERT_FILE", str(private_ca.ca_file))
         slow = call(server.base_url, "openai", monkeypatch)
         fast = call(server.base_url, "", monkeypatch)
         routes = [route_of(h) for h in server.headers]
     assert all(r[0] == "ProviderError" for r in refused)
     assert fast == slow and slow["content"] == "over TLS"
     assert routes == ["openai", "aiohttp"]
+
+
+def weather_tool() -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The weather in a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How the provider's own endpoint is configured for both calls of a comparison."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables; ``{base}`` / ``{root}`` stand for the server's URL with / without /v1."""
+    attributes: dict[str, str] = field(default_factory=dict)
+    """``litellm`` module attributes."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """LiteLLMProvider keyword arguments (``api_key: None``: none given)."""
+    prompt: CanaryPrompt = field(default_factory=lambda: CanaryPrompt(id="p", text="hi"))
+    system: str | None = None
+
+
+SETTINGS = {
+    "defaults": Setting(),
+    "organization and project from the environment": Setting(
+        env={"OPENAI_ORGANIZATION": "org-litellm", "OPENAI_PROJECT_ID": "proj_1"}
+    ),
+    "the SDK's own organization variable": Setting(env={"OPENAI_ORG_ID": "org-sdk"}),
+    "litellm.organization": Setting(attributes={"organization": "org-attr"}),
+    "system prompt, tools, no seed, a timeout": Setting(
+        params={"seed": None, "timeout": 7, "temperature": 0.3, "max_tokens": 64},
+        prompt=CanaryPrompt(id="p", text="weather in Paris?", tools=[weather_tool()]),
+        system="You are terse.",
+    ),
+    "key from OPENAI_API_KEY, base from OPENAI_API_BASE without /v1": Setting(
+        env={"OPENAI_API_KEY": "sk-from-env", "OPENAI_API_BASE": "{root}"},
+        params={"api_key": None},
+    ),
+    "base from litellm.api_base": Setting(attributes={"api_base": "{base}"}),
+}
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
+def test_the_same_request_reaches_the_providers_own_endpoint(
+    setting: str, private_ca: PrivateCA, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = SETTINGS[setting]
+    env, attributes, params, prompt = chosen.env, chosen.attributes, chosen.params, chosen.prompt
+    litellm = _import_litellm(MODEL)
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION", "OPENAI_ORG_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("OPENAI_PROJECT_ID", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(private_ca.ca_file))
+    answer = Reply(content=None, tool_calls=[TOOL_CALL]) if prompt.tools else "hello"
+    with FakeLLMServer(reply=lambda body: answer, tls=private_ca.server_context()) as server:
+        root = server.base_url.removesuffix("/v1")
+        where = {"base": server.base_url, "root": root}
+        if not any("{" in v for v in env.values()) and "api_base" not in attributes:
+            monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value.format(**where))
+        for name, value in attributes.items():
+            monkeypatch.setattr(litellm, name, value.format(**where))
+        kwargs = {"api_key": "sk-test", **params}
+        if kwargs["api_key"] is None:
+            del kwargs["api_key"]
+        results = []
+        for route in ("openai", ""):
+            monkeypatch.setenv("PROMPTCANARY_LITELLM_ROUTE", route)
+            provider = LiteLLMProvider(MODEL, **kwargs)
+            assert "api_base" not in provider.request_kwargs(prompt)
+            answered = asyncio.run(provider.acomplete(prompt, system_prompt=chosen.system))
+            results.append(outcome(answered))
+        routes = [route_of(h) for h in server.headers]
+        requests = [sent(server, 0), sent(server, 1)]
+    assert routes == ["openai", "aiohttp"]
+    assert requests[1] == requests[0]
+    assert results[1] == results[0]
+    # The settings reached the wire (the comparison above is not between two empty requests).
+    request = requests[0]
+    assert request["headers"]["user-agent"].startswith("AsyncOpenAI/Python")
+    expected_path = "/chat/completions" if "without /v1" in setting else "/v1/chat/completions"
+    assert request["line"] == f"POST {expected_path}"
+    organization = {
+        "organization and project from the environment": "org-litellm",
+        "the SDK's own organization variable": "org-sdk",
+        "litellm.organization": "org-attr",
+    }.get(setting)
+    assert request["headers"].get("openai-organization") == organization
+    if "project" in setting:
+        assert request["headers"]["openai-project"] == "proj_1"
+    if prompt.tools:
+        assert request["body"]["tools"] == [weather_tool()]
+        assert request["body"]["messages"][0] == {"role": "system", "content": "You are terse."}
+        assert (
+            "seed" not in request["body"]
+            and request["headers"]["x-stainless-read-timeout"] == "7.0"
+        )
+        assert results[0]["tool_calls"][0]["function"]["name"] == "f"
+    else:
+        assert results[0]["content"] == "hello"
+    key = "sk-from-env" if "OPENAI_API_KEY" in env else "sk-test"
+    assert request["headers"]["authorization"] == f"Bearer {key}"
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-5", "openai/o3"])
+def test_a_model_whose_request_litellm_maps_keeps_the_sdk_route(
+    model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LiteLLM refuses temperature 0 for these before sending; the fast route would have sent it.
+    monkeypatch.delenv("PROMPTCANARY_LITELLM_ROUTE", raising=False)
+    with FakeLLMServer(reply=lambda body: "hi") as server:
+        provider = LiteLLMProvider(model, api_base=server.base_url, api_key="sk-test")
+        with pytest.raises(ProviderError, match="temperature"):
+            asyncio.run(provider.acomplete(CanaryPrompt(id="p", text="hi")))
+        assert server.requests == []
 
 
 def test_the_key_from_the_environment_takes_the_fast_route(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,7 +53,7 @@ def test_a_model_string_without_its_provider_lists_the_models_with_baselines(
 def test_a_baseline_of_another_suite_in_the_folder_is_named(project: Path) -> None:
     with FakeLLMServer() as server:
         _save_baseline(project, server, "openai/x")
-        (saved,) = (project / "baselines").iterdir()
+        (saved,) = (project / "baselines").glob("*.json")
         # The suite is renamed: its old baseline now belongs to another suite.
         (project / "canary.yaml").write_text(SUITE.format(name="renamed"), encoding="utf-8")
         result = run_cli("compare", "-p", "openai/x", "--api-base", server.base_url, cwd=project)
@@ -104,7 +104,7 @@ def test_a_copied_baseline_of_another_project_is_named_too(project: Path, tmp_pa
     (other / "canary.yaml").write_text(SUITE.format(name="theirs"), encoding="utf-8")
     with FakeLLMServer() as server:
         _save_baseline(other, server, "openai/x")
-        (copied,) = (other / "baselines").iterdir()
+        (copied,) = (other / "baselines").glob("*.json")
         (project / "baselines").mkdir()
         shutil.copy(copied, project / "baselines" / copied.name)
         result = run_cli("compare", "-p", "openai/x", "--api-base", server.base_url, cwd=project)

@@ -19,12 +19,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pytest
 
-from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult, ProviderConfig
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult
 from promptcanary.core.probes.base import BaseProbe
 from promptcanary.core.run.runner import RunOptions, run_suite
 from promptcanary.core.suite import CanarySuite
-from promptcanary.providers.base import BaseLLMProvider
 from promptcanary.providers.litellm import LiteLLMProvider, _cost
+from promptcanary.providers.scripted import ScriptedProvider
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
 Factory = Callable[..., LiteLLMProvider]
@@ -111,14 +111,8 @@ def test_run_results_through_litellm_keep_order_usage_and_probes(
 # ── runner, in process ──
 
 
-class _Echo(BaseLLMProvider):
-    def __init__(self) -> None:
-        super().__init__(ProviderConfig(model_id="test/echo"))
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        return LLMResponse(
-            prompt_id=prompt.id, provider_model_id=self.config.model_id, content=prompt.text
-        )
+def _echo() -> ScriptedProvider:
+    return ScriptedProvider(lambda request: request.text, model="test/echo")
 
 
 class _Contains(BaseProbe):
@@ -159,7 +153,7 @@ def test_run_result_is_not_the_value_of_the_coroutine_given_to_asyncio_run(
 
     monkeypatch.setattr(asyncio, "run", spy)
     suite = CanarySuite(name="box", prompts=[CanaryPrompt(text="a")], probes=[_Contains("a")])
-    result = run_suite(suite, _Echo(), RunOptions(**FAST))
+    result = run_suite(suite, _echo(), RunOptions(**FAST))
     assert returned == [None]
     assert [r.content for r in result.llm_responses] == ["a"]
     assert [r.passed for r in result.probe_results] == [True]
@@ -173,7 +167,7 @@ def test_a_hanging_probe_does_not_cost_its_siblings_their_results() -> None:
         probes=[_Contains("x"), hanging, _Contains("1")],
     )
     try:
-        result = run_suite(suite, _Echo(), RunOptions(probe_timeout=0.05, **FAST))
+        result = run_suite(suite, _echo(), RunOptions(probe_timeout=0.05, **FAST))
     finally:
         hanging.release.set()
     rows = [result.probe_results[i : i + 3] for i in range(0, 12, 3)]

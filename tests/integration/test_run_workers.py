@@ -15,8 +15,8 @@ from promptcanary.core.run.runner import RunOptions, run_suite
 from promptcanary.core.run.workers import can_fork
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import MeasurementError
-from promptcanary.providers.base import BaseLLMProvider
 from promptcanary.providers.litellm import LiteLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need fork (Linux)")
@@ -64,21 +64,12 @@ def test_workers_write_the_run_one_process_writes() -> None:
     assert events == ["start", "end"]
 
 
-class Explodes(BaseLLMProvider):
-    """A provider whose failure is not a request error: it escapes the run."""
-
-    async def acomplete(
-        self, prompt: CanaryPrompt, *, system_prompt: str | None = None
-    ) -> LLMResponse:
-        raise SystemExit("worker crashed")
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        raise SystemExit("worker crashed")
+def crash(request: ScriptedRequest) -> str:
+    """A failure that is not a request error: it escapes the run."""
+    raise SystemExit("worker crashed")
 
 
 def test_a_failed_worker_is_one_clear_error() -> None:
-    from promptcanary.core.models import ProviderConfig
-
-    provider = Explodes(ProviderConfig(model_id="openai/x"))
+    provider = ScriptedProvider(crash, model="openai/x")
     with pytest.raises(MeasurementError, match="worker 1/2: SystemExit: worker crashed"):
         run_suite(suite_of(4), provider, RunOptions(show_progress=False, workers=2))

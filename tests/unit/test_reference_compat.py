@@ -16,6 +16,7 @@ import pytest
 from pydantic import ValidationError
 
 from promptcanary.cli import main as cli
+from promptcanary.storage.compact import parse_snapshot
 from tests.fakes.llm_server import Reply
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
@@ -213,7 +214,7 @@ def test_metadata_is_stored_in_baselines_and_old_files_load(tmp_path):
     again = store.load(saved.snapshot_id)
     assert again.run_result.probe_results[-1].metadata == found.metadata
     stored = json.loads(next(tmp_path.glob("*.json")).read_text())
-    assert stored["run_result"]["probe_results"][-1]["metadata"]["calls"] == [{"name": "f"}]
+    assert '"calls":[{"name":"f"}]' in json.dumps(stored["run_result"], separators=(",", ":"))
 
 
 def _tool_response(name, arguments, content=""):
@@ -516,7 +517,7 @@ def test_compare_b_and_quiet_summary_glyph(project, capsys):
     assert _run("compare", "--current", "current-run.json", "-b", str(baseline), "-q") == 0
     assert capsys.readouterr().out.startswith("⚠️ ")
     same = project / "baseline-run.json"  # the baseline's own run: nothing changed
-    same.write_text(json.dumps(json.loads(baseline.read_text())["run_result"]))
+    same.write_text(parse_snapshot(baseline.read_bytes()).run_result.model_dump_json())
     assert _run("compare", "--current", str(same), "-b", str(baseline), "-q") == 0
     assert capsys.readouterr().out.startswith("✅ ")
 

@@ -228,8 +228,8 @@ class LLMResponse(BaseModel):
     error_type: str | None = None
     """Machine-readable error kind: auth, rate_limit, timeout, server, connection, budget,
     bad_request, bad_response (a 2xx reply that is not a chat completion), not_sent (the client
-    library refused to send it: a missing credential, an unsupported parameter), replay_missing,
-    unknown."""
+    library refused to send it: a missing credential, an unsupported parameter), replay_missing /
+    batch_missing (a recording has no answer for it), unknown."""
     cost_usd: float | None = None
     """Cost of this call in USD from LiteLLM's price map; None when the model is unknown."""
     response_model: str | None = None

@@ -1,8 +1,12 @@
-"""Probe base class, the ``@probe`` decorator and the registry that resolves YAML ``type:`` names.
+"""Probe base class and the ``@probe`` decorator: how a probe is written.
 
 A probe looks at one response and returns a :class:`ProbeResult`. Every probe instance remembers
 the arguments it was constructed with (:attr:`BaseProbe.params`), so a run records exactly what was
 measured and a probe can be rebuilt from a stored run or a YAML template.
+
+Which class a YAML ``type:`` names is the registry's business (:mod:`.registry`); the one registry
+of ``BaseProbe`` classes is :data:`REGISTRY`, and its functions are importable from here under
+their promptcanary 0.2 names (``register_probe``, ``get_probe``, ``get_probe_registry``...).
 """
 
 from __future__ import annotations
@@ -10,15 +14,10 @@ from __future__ import annotations
 import abc
 import functools
 import hashlib
-import importlib
 import inspect
 import json
-import typing
-import warnings
 from collections.abc import Callable
 from typing import Any
-
-from pydantic import ConfigDict, ValidationError, create_model
 
 from promptcanary.core.models import (
     CanaryPrompt,
@@ -27,10 +26,27 @@ from promptcanary.core.models import (
     ProbeResult,
     ProbeSpec,
 )
-from promptcanary.errors import ConfigError, ProbeConfigError, validation_parts
+from promptcanary.core.probes.registry import (
+    ENTRY_POINT_GROUP,
+    ProbeRegistry,
+    validate_probe_params,
+)
 
-#: Registry of probe classes by their YAML ``type:`` name (== the class's ``probe_id``).
-_PROBE_REGISTRY: dict[str, type[BaseProbe]] = {}
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "REGISTRY",
+    "BaseProbe",
+    "build_probe",
+    "get_probe",
+    "get_probe_class",
+    "get_probe_registry",
+    "params_digest",
+    "probe",
+    "register_probe",
+    "registered_probes",
+    "runs_inline",
+    "validate_probe_params",
+]
 
 
 class BaseProbe(abc.ABC):
@@ -64,15 +80,8 @@ class BaseProbe(abc.ABC):
         # YAML ``type:`` at once. A name already taken is left alone: defining a class never
         # silently replaces a built-in (and @register_probe refuses to).
         own_id = cls.__dict__.get("probe_id")
-        if isinstance(own_id, str) and own_id:
-            _load_builtins()  # built-ins first, so a user's class never takes their names
-        if (
-            isinstance(own_id, str)
-            and own_id
-            and own_id not in _PROBE_REGISTRY
-            and not inspect.isabstract(cls)
-        ):
-            _PROBE_REGISTRY[own_id] = cls
+        if isinstance(own_id, str) and own_id and not inspect.isabstract(cls):
+            REGISTRY.adopt(own_id, cls)
         # Wrap the subclass's own __init__ so the bound constructor arguments are recorded,
         # whatever the subclass does with them (inspect_ai's registry does the same).
         if "__init__" in cls.__dict__:
@@ -109,7 +118,7 @@ class BaseProbe(abc.ABC):
         a stored run names something that can be imported without any prior setup.
         """
         cls = type(self)
-        registered = _PROBE_REGISTRY.get(cls.probe_id)
+        registered = REGISTRY.classes.get(cls.probe_id)
         if registered is cls and cls.__module__.startswith("promptcanary."):
             return cls.probe_id
         return f"{cls.__module__}:{cls.__qualname__}"
@@ -229,271 +238,6 @@ def params_digest(params: dict[str, Any]) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:6]
 
 
-# ── Registry ─────────────────────────────────────────────────────────────────────────────────
-
-
-def register_probe(cls: type[BaseProbe]) -> type[BaseProbe]:
-    """Class decorator: make ``cls`` resolvable by its ``probe_id`` from YAML ``type:``.
-
-    Raises:
-        ProbeConfigError: another class already holds that id (a built-in or another plugin):
-            a registry never lets one probe silently replace another.
-    """
-    _claim(cls.probe_id, cls)
-    return cls
-
-
-def _claim(probe_id: str, cls: type[BaseProbe]) -> None:
-    _load_builtins()  # so a user's class can never take a built-in's id before it loads
-    existing = _PROBE_REGISTRY.get(probe_id)
-    if existing is not None and _qualified(existing) != _qualified(cls):
-        raise ProbeConfigError(
-            f"probe id '{probe_id}' is already registered by {_qualified(existing)}; "
-            f"{_qualified(cls)} cannot replace it",
-            hint="Give your probe another id, e.g. @probe('my_" + probe_id + "').",
-        )
-    _PROBE_REGISTRY[probe_id] = cls
-
-
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-#: Entry-point group through which installed packages provide probes (name = YAML ``type:``).
-ENTRY_POINT_GROUP = "promptcanary.probes"
-_plugins_loaded = False
-
-
-def _load_plugins() -> None:
-    """Register the probes installed packages declare under :data:`ENTRY_POINT_GROUP`."""
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        where = f"entry point '{ep.name} = {ep.value}' (group {ENTRY_POINT_GROUP})"
-        try:
-            obj = ep.load()
-        except Exception as exc:  # the plugin's own code: report it, never crash the run
-            first = (str(exc).splitlines() or [""])[0]
-            raise ProbeConfigError(
-                f"cannot load the probe plugin {where}: {type(exc).__name__}: {first}"
-            ) from exc
-        if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
-            raise ProbeConfigError(f"the probe plugin {where} is not a BaseProbe subclass")
-        if _PROBE_REGISTRY.get(ep.name) is not obj:
-            _claim(ep.name, obj)
-
-
-def registered_probes() -> dict[str, type[BaseProbe]]:
-    """A copy of the registry: YAML type name → probe class (installed plugins included)."""
-    _load_builtins()
-    _load_plugins()
-    return dict(_PROBE_REGISTRY)
-
-
-def get_probe_registry() -> dict[str, type[BaseProbe]]:
-    """A copy of the registry (promptcanary 0.2's name for :func:`registered_probes`)."""
-    return registered_probes()
-
-
-def get_probe(probe_id: str) -> type[BaseProbe]:
-    """The registered probe class for a YAML ``type:`` name.
-
-    Raises:
-        KeyError: nothing is registered under ``probe_id`` (the message lists what is).
-    """
-    _load_builtins()
-    try:
-        return _PROBE_REGISTRY[probe_id]
-    except KeyError:
-        known = ", ".join(sorted(_PROBE_REGISTRY))
-        raise KeyError(f"no probe registered as {probe_id!r}. Known types: {known}") from None
-
-
-def get_probe_class(type_name: str) -> type[BaseProbe]:
-    """Resolve a YAML ``type:`` (registry name or ``package.module:ClassName``) to a class.
-
-    Raises:
-        LookupError: unknown name (the message lists the known ones).
-    """
-    _load_builtins()
-    if type_name not in _PROBE_REGISTRY and ":" not in type_name:
-        _load_plugins()
-    if type_name in _PROBE_REGISTRY:
-        return _PROBE_REGISTRY[type_name]
-    if ":" in type_name:
-        return _import_probe_class(type_name)
-    import difflib
-
-    known = ", ".join(sorted(_PROBE_REGISTRY))
-    close = difflib.get_close_matches(type_name, list(_PROBE_REGISTRY), n=1)
-    guess = f" Did you mean '{close[0]}'?" if close else ""
-    raise LookupError(f"unknown probe type '{type_name}'.{guess} Known types: {known}")
-
-
-def _import_probe_class(type_name: str) -> type[BaseProbe]:
-    """The class named by a ``package.module:ClassName`` probe type.
-
-    The user's module runs when it is imported: whatever it raises (or a ``sys.exit`` in it) is
-    reported as a LookupError naming the module and the first line of the exception, never as a
-    crash of PromptCanary.
-    """
-    module_name, _, attr = type_name.partition(":")
-    form = "Write a custom probe type as 'package.module:ClassName'."
-    if not module_name or not attr:
-        raise LookupError(f"probe type '{type_name}' needs a module and a class name. {form}")
-    if module_name.startswith("."):
-        raise LookupError(
-            f"probe type '{type_name}': relative module names are not supported. {form}"
-        )
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise LookupError(
-            f"cannot import module '{module_name}' for probe '{type_name}': {exc}. "
-            "Is it installed, or on PYTHONPATH?"
-        ) from exc
-    except (Exception, SystemExit) as exc:
-        raise LookupError(
-            f"importing module '{module_name}' for probe '{type_name}' failed: {_first_line(exc)}"
-        ) from exc
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part, None) if part else None
-        except Exception as exc:  # a module-level __getattr__ may raise anything
-            raise LookupError(
-                f"module '{module_name}': reading '{attr}' failed: {_first_line(exc)}"
-            ) from exc
-        if obj is None:
-            raise LookupError(f"module '{module_name}' has no attribute '{attr}'")
-    if not (isinstance(obj, type) and issubclass(obj, BaseProbe)):
-        raise LookupError(f"'{type_name}' is not a BaseProbe subclass")
-    return obj
-
-
-def _first_line(exc: BaseException) -> str:
-    """``ExcType: first line of its message`` — enough to recognise, short enough to read."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-def build_probe(type_name: str, params: dict[str, Any]) -> BaseProbe:
-    """Instantiate a probe from its YAML type and parameters, validating the parameters.
-
-    Raises:
-        ProbeConfigError: unknown type, unknown parameter, wrong type or missing parameter. The
-            message names the probe, the parameter and the accepted choices.
-    """
-    try:
-        cls = get_probe_class(type_name)
-    except LookupError as exc:
-        raise ProbeConfigError(str(exc), field="type") from exc
-    try:
-        validated = validate_probe_params(cls, params, type_name=type_name)
-    except ConfigError:
-        raise
-    except Exception as exc:  # a custom probe's signature pydantic cannot turn into a schema
-        raise ProbeConfigError(
-            f"probe '{type_name}': cannot read its parameters: {_first_line(exc)}"
-        ) from exc
-    try:
-        return cls(**validated)
-    except (TypeError, ValueError) as exc:
-        raise ProbeConfigError(f"probe '{type_name}': {exc}") from exc
-    except ConfigError:
-        raise
-    except Exception as exc:  # a custom probe's constructor may raise anything
-        raise ProbeConfigError(
-            f"probe '{type_name}': creating it failed: {_first_line(exc)}"
-        ) from exc
-
-
-def validate_probe_params(
-    cls: type[BaseProbe], params: dict[str, Any], *, type_name: str | None = None
-) -> dict[str, Any]:
-    """Check ``params`` against the constructor signature of ``cls`` and coerce them."""
-    label = type_name or cls.probe_id
-    fields, accepts_any = _signature_fields(cls)
-    unknown = [k for k in params if k not in fields]
-    if unknown and not accepts_any:
-        known = ", ".join(fields) or "(none)"
-        raise ProbeConfigError(
-            f"probe '{label}' has no parameter '{unknown[0]}'. Parameters of '{label}': {known}",
-            field=unknown[0],
-        )
-    model = _params_model(cls)
-    try:
-        checked = model.model_validate({k: v for k, v in params.items() if k in fields})
-    except ValidationError as exc:
-        parts, msg, value = validation_parts(exc)
-        loc = ".".join(parts) or "?"
-        raise ProbeConfigError(
-            f"probe '{label}' parameter '{loc}': {msg} (got {value!r})",
-            field=loc,
-        ) from exc
-    out = {k: getattr(checked, k) for k in params if k in fields}
-    out.update({k: v for k, v in params.items() if k not in fields})
-    return out
-
-
-def _signature_fields(cls: type[BaseProbe]) -> tuple[dict[str, inspect.Parameter], bool]:
-    init = getattr(cls.__init__, "__wrapped__", cls.__init__)
-    if init is object.__init__:
-        # No constructor of its own: the probe takes no parameters (object's *args/**kwargs
-        # signature must not read as "accepts anything").
-        return {}, False
-    sig = inspect.signature(init)
-    fields: dict[str, inspect.Parameter] = {}
-    accepts_any = False
-    for name, p in sig.parameters.items():
-        if name == "self" or p.kind is inspect.Parameter.VAR_POSITIONAL:
-            continue
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            accepts_any = True
-            continue
-        fields[name] = p
-    return fields, accepts_any
-
-
-@functools.cache
-def _params_model(cls: type[BaseProbe]) -> Any:
-    init = getattr(cls.__init__, "__wrapped__", cls.__init__)
-    try:
-        hints = typing.get_type_hints(init)
-    except Exception:  # unresolved forward refs in a user probe: fall back to no type checks
-        hints = {}
-    fields, _ = _signature_fields(cls)
-    definitions: dict[str, Any] = {}
-    for name, p in fields.items():
-        annotation = hints.get(name, Any)
-        default = ... if p.default is inspect.Parameter.empty else p.default
-        definitions[name] = (annotation, default)
-    with warnings.catch_warnings():
-        # A probe parameter may be called "schema" (json_schema, tool_call_schema); on this
-        # throw-away validation model, shadowing BaseModel.schema is harmless.
-        warnings.filterwarnings("ignore", message=".*shadows an attribute", category=UserWarning)
-        return create_model(
-            f"{cls.__name__}Params",
-            __config__=ConfigDict(arbitrary_types_allowed=True, strict=True),
-            **definitions,
-        )
-
-
-_builtins_loaded = False
-
-
-def _load_builtins() -> None:
-    # Importing the package registers every built-in probe; done lazily to avoid import cycles.
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        importlib.import_module("promptcanary.core.probes")
-
-
 # ── @probe decorator ─────────────────────────────────────────────────────────────────────────
 
 
@@ -539,7 +283,21 @@ def probe(
                 "__doc__": fn.__doc__,
             },
         )
-        _claim(probe_id, cls)
+        REGISTRY.claim(probe_id, cls)
         return cls
 
     return decorator
+
+
+# ── The registry ─────────────────────────────────────────────────────────────────────────────
+
+#: The registry of probe classes by their YAML ``type:`` name (see :mod:`.registry`).
+REGISTRY = ProbeRegistry[BaseProbe](BaseProbe)
+#: The registry's table itself (promptcanary 0.2's name): YAML type name → probe class.
+_PROBE_REGISTRY = REGISTRY.classes
+register_probe = REGISTRY.register
+registered_probes = REGISTRY.registered
+get_probe_registry = REGISTRY.registered  # promptcanary 0.2's name for registered_probes
+get_probe = REGISTRY.get
+get_probe_class = REGISTRY.resolve
+build_probe = REGISTRY.build

@@ -25,7 +25,7 @@ from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, P
 from promptcanary.core.probes._text import excerpt, strip_code_fences
 from promptcanary.core.probes.base import BaseProbe, register_probe
 from promptcanary.core.run.retry import RetryPolicy
-from promptcanary.errors import ProbeConfigError, ProviderError, redact
+from promptcanary.errors import ProbeConfigError, ProviderError, VerdictError, redact
 
 if TYPE_CHECKING:
     from promptcanary.providers.base import BaseLLMProvider
@@ -47,10 +47,6 @@ _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: like data in review; naming one of these next to ``api_base`` would send the job's token to
 #: any server.
 RESERVED_ENV_PREFIXES = ("GITHUB_", "ACTIONS_", "INPUT_", "RUNNER_")
-
-
-class VerdictError(ValueError):
-    """The judge's reply is not a ``{"score": 0..1, "reason": "..."}`` object."""
 
 
 def parse_verdict(text: str) -> tuple[float, str]:

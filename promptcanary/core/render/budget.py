@@ -11,16 +11,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from promptcanary.errors import OverBudgetError
+
+__all__ = [
+    "MARKDOWN_BUDGET",
+    "MIN_BUDGET",
+    "NOTE_RESERVE",
+    "Budget",
+    "OverBudgetError",
+    "check_budget",
+    "hard_cut",
+]
+
 #: Default budget of a Markdown report. Hosts with their own limits (a PR comment) pass theirs.
 MARKDOWN_BUDGET = 1_000_000
 #: The smallest budget accepted: the marker, the header and a cut note always fit in it.
 MIN_BUDGET = 1_000
 #: Room kept for the "what was cut" note and the "N more not shown" lines.
 NOTE_RESERVE = 1_200
-
-
-class OverBudgetError(Exception):
-    """Raised by a strict :class:`Budget` at the first piece that does not fit."""
 
 
 class Budget:

@@ -1,9 +1,10 @@
 """GitHub-flavoured Markdown for a drift report: the PR comment, the job summary, ``--output-md``.
 
-The document is built from pieces; optional pieces are admitted by priority into the size budget
-(:mod:`.budget`): the top regressions with their details first, then inconclusive and flaky
-lists, the remaining regression rows, their details, improvements, and diffs last. Whatever was
-left out is named in a note that says where the full report is.
+The document is a header, sections and a footer. Each section (regressions, improvements,
+behaviour changes, suite changes, inconclusive, flaky) holds its pieces and admits them into the
+size budget (:mod:`.budget`) tier by tier: the top regressions with their details first, then the
+listed sections, the remaining regression rows, their details, improvements, and diffs last.
+Whatever was left out is named in a note that says where the full report is.
 
 Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fences
 (:func:`~.safety.md_fence`) or escaped prose/HTML (:func:`~.safety.md_text`,
@@ -11,6 +12,9 @@ Untrusted text only ever appears in code spans (:func:`~.safety.md_code`), fence
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from promptcanary.core.render import fmt
 from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
@@ -168,25 +172,6 @@ def _inline_diff(bv: BehaviourView) -> str:
     return " ".join(parts)
 
 
-def _inconclusive_lines(view: ReportView) -> list[str]:
-    lines = []
-    for error, pairs in view.inconclusive_groups:
-        shown = ", ".join(md_code(f"{p.probe_id}/{p.prompt_id}", 80) for p in pairs[:5])
-        more = f" and {len(pairs) - 5:,} more" if len(pairs) > 5 else ""
-        lines.append(f"- {len(pairs):,} × {md_code(error, 300)} — {shown}{more}")
-    if view.inconclusive_groups_hidden:
-        lines.append(f"- … {view.inconclusive_groups_hidden:,} other errors (see the JSON report)")
-    return lines
-
-
-def _flaky_lines(view: ReportView) -> list[str]:
-    return [
-        f"- {md_code(p.probe, 80)} on {md_code(p.prompt_id, 60)}: "
-        f"{p.flaky} → current {p.c.current_pass_count}/{p.c.current_samples}"
-        for p in view.flaky[:MAX_FLAKY_LINES]
-    ]
-
-
 def _location(view: ReportView) -> str:
     url = safe_url(view.run_url)
     if view.report_location:
@@ -194,11 +179,6 @@ def _location(view: ReportView) -> str:
     if url:
         return f"the [workflow run]({url}) (job summary and report files)"
     return "the HTML and JSON reports (`--output-html`, `--output-json`)"
-
-
-def _suite_change_lines(view: ReportView) -> list[str]:
-    # The same words as the terminal, escaped: names and prompt text come from canary.yaml.
-    return [f"- {md_text(fmt.suite_change_text(c), 400)}" for c in view.report.suite_changes]
 
 
 def _footer(view: ReportView) -> str:
@@ -220,6 +200,7 @@ _CUT_WORDS = {
     "regression details": "regression details",
     "improvements": "improvements",
     "diffs": "diffs",
+    "suite changes": "suite changes",
     "inconclusive groups": "inconclusive error groups",
     "flaky": "flaky pairs",
     "behaviour changes": "behaviour changes",
@@ -254,153 +235,36 @@ def render_markdown(view: ReportView, *, budget: int) -> str:
 
 
 def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> str:
+    """The document, its optional pieces admitted tier by tier into what ``budget`` leaves.
+
+    Tiers: (1) the worst regressions with their details; (2) behaviour changes, suite changes,
+    inconclusive groups and flaky pairs; (3) the remaining regression rows, then their details;
+    (4) improvements; (5) diffs — of behaviour changes, then of regressions, worst first.
+    """
     header = neutralise_commands(_header(view))
     footer = _footer(view)
     stable = f"**Stable:** {fmt.stable_text(view.counts)}."
     usage = f"**Usage** (baseline → current): {view.usage_line}" if view.usage else ""
-    fixed = [header, stable, usage, footer]
-    b = Budget(budget - sum(len(p) + 2 for p in fixed) - reserve, strict=strict)
+    b = Budget(
+        budget - sum(len(p) + 2 for p in (header, stable, usage, footer)) - reserve, strict=strict
+    )
 
-    regs = view.regressions
-    with_evidence = not view.report.single_sample
-    head = _REG_TABLE_HEAD.format(
-        evidence="Evidence | " if with_evidence else "",
-        evidence_rule="---|" if with_evidence else "",
-    )
-    rows: list[str] = []  # built lazily: only rows that fit are ever formatted
+    regressions = _Regressions(view)
+    improvements = _Improvements(view)
+    behaviour = _BehaviourChanges(view)
+    lists = _suite_changes(view), _inconclusive(view), _flaky(view)
 
-    def row(i: int) -> str:
-        while len(rows) <= i:
-            rows.append(_row(regs[len(rows)], with_evidence=with_evidence))
-        return rows[i]
-
-    details: dict[int, str] = {}
-
-    # Tier 1: the worst regressions, row and details together.
-    n_rows = 0
-    if regs and b.take(len(head) + 40):
-        for i in range(min(TOP_REGRESSIONS, len(regs))):
-            block = _details(regs[i], with_diff=False)
-            if not b.take(len(row(i)) + len(block) + 2):
-                break
-            details[i] = block
-            n_rows += 1
-    # Tier 2: behaviour changes (without their diffs), suite changes, inconclusive groups, flaky
-    # pairs.
-    behaviour = view.behaviour[:MAX_BEHAVIOUR]
-    beh_entries = [_behaviour_entry(bv, with_diff=False) for bv in behaviour]
-    n_beh = b.take_prefix(
-        (len(x) + 1 for x in beh_entries), what="behaviour changes", total=len(view.behaviour)
-    )
-    change_lines = _suite_change_lines(view)
-    n_changes = b.take_prefix(
-        (len(x) + 1 for x in change_lines), what="suite changes", total=len(change_lines)
-    )
-    inc_lines = _inconclusive_lines(view)
-    n_inc = b.take_prefix(
-        (len(x) + 1 for x in inc_lines), what="inconclusive groups", total=len(inc_lines)
-    )
-    flaky_lines = _flaky_lines(view)
-    n_flaky = b.take_prefix((len(x) + 1 for x in flaky_lines), what="flaky", total=len(view.flaky))
-    # Tier 3: remaining rows, then remaining details.
-    n_rows += b.take_prefix(
-        (len(row(i)) + 1 for i in range(n_rows, len(regs))),
-        what="regression rows",
-        total=len(regs) - n_rows,
-    )
-    for i in range(len(details), n_rows):
-        block = _details(regs[i], with_diff=False)
-        if not b.take(len(block) + 2):
-            break
-        details[i] = block
-    b.cut["regression details"] += len(regs) - len(details)
-    # Tier 4: improvements (a collapsed table).
-    imps = view.improvements
-    imp_rows: list[str] = []
-    if imps and b.take(len(_IMP_TABLE_HEAD) + 120):
-        for pv in imps:
-            imp_row = _row(pv, with_evidence=False)
-            if not b.take(len(imp_row) + 1):
-                break
-            imp_rows.append(imp_row)
-    b.cut["improvements"] += len(imps) - len(imp_rows)
-    # Tier 5: diffs — answer diffs of behaviour changes, then regression diffs, worst first.
-    for i in range(n_beh):
-        if not behaviour[i].diff:
-            continue
-        with_diff = _behaviour_entry(behaviour[i], with_diff=True)
-        if not b.take(len(with_diff) - len(beh_entries[i])):
-            b.cut["behaviour diffs"] += sum(1 for bv in behaviour[i:n_beh] if bv.diff)
-            break
-        beh_entries[i] = with_diff
-    for i in sorted(details):
-        if not regs[i].diff:
-            continue
-        with_diff = _details(regs[i], with_diff=True)
-        if not b.take(len(with_diff) - len(details[i])):
-            b.cut["diffs"] += sum(1 for j in details if j >= i and regs[j].diff)
-            break
-        details[i] = with_diff
+    regressions.admit_worst(b)
+    for listed in (behaviour, *lists):
+        listed.admit(b)
+    regressions.admit_rest(b)
+    improvements.admit(b)
+    behaviour.admit_diffs(b)
+    regressions.admit_diffs(b)
 
     out = [header, ""]
-    if regs:
-        out += [f"### Regressions ({len(regs):,}, worst first)", "", head, *rows[:n_rows]]
-        if n_rows < len(regs):
-            out.append(f"\n_{len(regs) - n_rows:,} more regressions not listed (see below)._")
-        out += ["", *(details[i] + "\n" for i in sorted(details))]
-    if imps:
-        out += [f"<details><summary>Improvements ({len(imps):,})</summary>", ""]
-        if imp_rows:
-            out += [_IMP_TABLE_HEAD, *imp_rows]
-        if len(imp_rows) < len(imps):
-            out.append(f"\n_{len(imps) - len(imp_rows):,} improvements not listed._")
-        out += ["", "</details>", ""]
-    if view.behaviour:
-        held = "" if view.report.has_drift else ", every probe held"
-        gate = (
-            ""
-            if view.report.has_drift
-            else " A behaviour change is severity low: it fails a check only when asked to "
-            "(`--fail-on-behaviour-change`)."
-        )
-        out += [
-            f"### Behaviour changes ({len(view.behaviour):,}) — answers changed{held}",
-            "",
-            "The answers to these prompts no longer look like the baseline's (a two-sample test "
-            f"on the answer texts, Holm-corrected across prompts).{gate}",
-            "",
-            *beh_entries[:n_beh],
-            "",
-        ]
-        if n_beh < len(view.behaviour):
-            out += [f"_{len(view.behaviour) - n_beh:,} more behaviour changes not listed._", ""]
-    if change_lines:
-        out += [
-            f"### Suite changes ({len(change_lines):,}) — not compared",
-            "",
-            "canary.yaml changed since the baseline. These prompts and probes are not model "
-            "behaviour, so they are not compared and never count as drift. To record baselines "
-            f"for them, {view.accept_hint}.",
-            "",
-            *change_lines[:n_changes],
-            "",
-        ]
-    if view.inconclusive_groups:
-        out += [
-            f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",
-            "",
-            *inc_lines[:n_inc],
-            "",
-        ]
-    if view.flaky:
-        out += [
-            f"### Flaky baselines ({len(view.flaky):,})",
-            "",
-            "The baseline itself passed only sometimes on these pairs; treat changes with care.",
-            "",
-            *flaky_lines[:n_flaky],
-            "",
-        ]
+    for section in (regressions, improvements, behaviour, *lists):
+        out += section.lines()
     out += [stable, ""]
     if usage:
         out += [usage, ""]
@@ -408,5 +272,225 @@ def _assemble(view: ReportView, *, budget: int, reserve: int, strict: bool) -> s
         out += [_cut_note(view, b, budget), ""]
     out.append(footer)
     text = "\n".join(out) + "\n"
-    # The budget arithmetic above is exact up to separators; this is the guarantee.
+    # The budget arithmetic is exact up to separators; this is the guarantee.
     return hard_cut(text, budget, _cut_note(view, b, budget))
+
+
+# ── Sections: what each shows, and how its pieces are admitted into the budget ──
+
+
+class _Regressions:
+    """The regressions table (worst first) and each regression's details block."""
+
+    def __init__(self, view: ReportView) -> None:
+        self.regs = view.regressions
+        self.with_evidence = not view.report.single_sample
+        self.head = _REG_TABLE_HEAD.format(
+            evidence="Evidence | " if self.with_evidence else "",
+            evidence_rule="---|" if self.with_evidence else "",
+        )
+        self.rows: list[str] = []  # built lazily: only rows that fit are ever formatted
+        self.details: dict[int, str] = {}
+        self.n_rows = 0
+
+    def row(self, i: int) -> str:
+        while len(self.rows) <= i:
+            self.rows.append(_row(self.regs[len(self.rows)], with_evidence=self.with_evidence))
+        return self.rows[i]
+
+    def admit_worst(self, b: Budget) -> None:
+        """Tier 1: the worst regressions, row and details together."""
+        if not self.regs or not b.take(len(self.head) + 40):
+            return
+        for i in range(min(TOP_REGRESSIONS, len(self.regs))):
+            block = _details(self.regs[i], with_diff=False)
+            if not b.take(len(self.row(i)) + len(block) + 2):
+                break
+            self.details[i] = block
+            self.n_rows += 1
+
+    def admit_rest(self, b: Budget) -> None:
+        """Tier 3: the remaining rows, then the remaining details."""
+        regs = self.regs
+        self.n_rows += b.take_prefix(
+            (len(self.row(i)) + 1 for i in range(self.n_rows, len(regs))),
+            what="regression rows",
+            total=len(regs) - self.n_rows,
+        )
+        for i in range(len(self.details), self.n_rows):
+            block = _details(regs[i], with_diff=False)
+            if not b.take(len(block) + 2):
+                break
+            self.details[i] = block
+        b.cut["regression details"] += len(regs) - len(self.details)
+
+    def admit_diffs(self, b: Budget) -> None:
+        """Tier 5 (after the behaviour changes' diffs): each shown regression's diff."""
+        pending = [i for i in sorted(self.details) if self.regs[i].diff]
+        _add_diffs(
+            b, self.details, pending, lambda i: _details(self.regs[i], with_diff=True), "diffs"
+        )
+
+    def lines(self) -> list[str]:
+        regs = self.regs
+        if not regs:
+            return []
+        out = [f"### Regressions ({len(regs):,}, worst first)", "", self.head]
+        out += self.rows[: self.n_rows]
+        if self.n_rows < len(regs):
+            out.append(f"\n_{len(regs) - self.n_rows:,} more regressions not listed (see below)._")
+        return [*out, "", *(self.details[i] + "\n" for i in sorted(self.details))]
+
+
+class _Improvements:
+    """Tier 4: improvements, a collapsed table."""
+
+    def __init__(self, view: ReportView) -> None:
+        self.imps = view.improvements
+        self.rows: list[str] = []
+
+    def admit(self, b: Budget) -> None:
+        if self.imps and b.take(len(_IMP_TABLE_HEAD) + 120):
+            for pv in self.imps:
+                row = _row(pv, with_evidence=False)
+                if not b.take(len(row) + 1):
+                    break
+                self.rows.append(row)
+        b.cut["improvements"] += len(self.imps) - len(self.rows)
+
+    def lines(self) -> list[str]:
+        imps = self.imps
+        if not imps:
+            return []
+        out = [f"<details><summary>Improvements ({len(imps):,})</summary>", ""]
+        if self.rows:
+            out += [_IMP_TABLE_HEAD, *self.rows]
+        if len(self.rows) < len(imps):
+            out.append(f"\n_{len(imps) - len(self.rows):,} improvements not listed._")
+        return [*out, "", "</details>", ""]
+
+
+@dataclass
+class _Listed:
+    """A titled list admitted entry by entry in tier 2: behaviour changes, suite changes,
+    inconclusive groups, flaky pairs."""
+
+    title: str
+    intro: str
+    entries: list[str]
+    what: str
+    """The key of what was cut (see ``_CUT_WORDS``)."""
+    total: int
+    """How many there are (more than ``entries`` when only the first ones are listed)."""
+    more: str = ""
+    """Words for a closing "_N more … not listed._" line; none when empty."""
+    n: int = 0
+
+    def admit(self, b: Budget) -> None:
+        self.n = b.take_prefix((len(x) + 1 for x in self.entries), what=self.what, total=self.total)
+
+    def lines(self) -> list[str]:
+        if not self.total:
+            return []
+        intro = [self.intro, ""] if self.intro else []
+        out = [self.title, "", *intro, *self.entries[: self.n], ""]
+        if self.more and self.n < self.total:
+            out += [f"_{self.total - self.n:,} more {self.more} not listed._", ""]
+        return out
+
+
+class _BehaviourChanges(_Listed):
+    """Prompts whose answers moved: tier 2 without their answer diffs, tier 5 with them."""
+
+    def __init__(self, view: ReportView) -> None:
+        self.shown = view.behaviour[:MAX_BEHAVIOUR]
+        held = "" if view.report.has_drift else ", every probe held"
+        gate = (
+            ""
+            if view.report.has_drift
+            else " A behaviour change is severity low: it fails a check only when asked to "
+            "(`--fail-on-behaviour-change`)."
+        )
+        super().__init__(
+            f"### Behaviour changes ({len(view.behaviour):,}) — answers changed{held}",
+            "The answers to these prompts no longer look like the baseline's (a two-sample test "
+            f"on the answer texts, Holm-corrected across prompts).{gate}",
+            [_behaviour_entry(bv, with_diff=False) for bv in self.shown],
+            what="behaviour changes",
+            total=len(view.behaviour),
+            more="behaviour changes",
+        )
+
+    def admit_diffs(self, b: Budget) -> None:
+        pending = [i for i in range(self.n) if self.shown[i].diff]
+        _add_diffs(
+            b,
+            self.entries,
+            pending,
+            lambda i: _behaviour_entry(self.shown[i], with_diff=True),
+            "behaviour diffs",
+        )
+
+
+def _add_diffs(
+    b: Budget,
+    blocks: dict[int, str] | list[str],
+    pending: list[int],
+    with_diff: Callable[[int], str],
+    what: str,
+) -> None:
+    """Give each pending block, in order, its version with a diff while the budget allows; the
+    diffs left out are counted under ``what``."""
+    for k, i in enumerate(pending):
+        longer = with_diff(i)
+        if not b.take(len(longer) - len(blocks[i])):
+            b.cut[what] += len(pending) - k
+            return
+        blocks[i] = longer
+
+
+def _suite_changes(view: ReportView) -> _Listed:
+    # The same words as the terminal, escaped: names and prompt text come from canary.yaml.
+    entries = [f"- {md_text(fmt.suite_change_text(c), 400)}" for c in view.report.suite_changes]
+    return _Listed(
+        f"### Suite changes ({len(entries):,}) — not compared",
+        "canary.yaml changed since the baseline. These prompts and probes are not model "
+        "behaviour, so they are not compared and never count as drift. To record baselines "
+        f"for them, {view.accept_hint}.",
+        entries,
+        what="suite changes",
+        total=len(entries),
+    )
+
+
+def _inconclusive(view: ReportView) -> _Listed:
+    entries = []
+    for error, pairs in view.inconclusive_groups:
+        shown = ", ".join(md_code(f"{p.probe_id}/{p.prompt_id}", 80) for p in pairs[:5])
+        more = f" and {len(pairs) - 5:,} more" if len(pairs) > 5 else ""
+        entries.append(f"- {len(pairs):,} × {md_code(error, 300)} — {shown}{more}")
+    if view.inconclusive_groups_hidden:
+        entries.append(
+            f"- … {view.inconclusive_groups_hidden:,} other errors (see the JSON report)"
+        )
+    return _Listed(
+        f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",
+        "",
+        entries,
+        what="inconclusive groups",
+        total=len(entries) if view.inconclusive_groups else 0,
+    )
+
+
+def _flaky(view: ReportView) -> _Listed:
+    return _Listed(
+        f"### Flaky baselines ({len(view.flaky):,})",
+        "The baseline itself passed only sometimes on these pairs; treat changes with care.",
+        [
+            f"- {md_code(p.probe, 80)} on {md_code(p.prompt_id, 60)}: "
+            f"{p.flaky} → current {p.c.current_pass_count}/{p.c.current_samples}"
+            for p in view.flaky[:MAX_FLAKY_LINES]
+        ],
+        what="flaky",
+        total=len(view.flaky),
+    )

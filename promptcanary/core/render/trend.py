@@ -1,7 +1,8 @@
 """Score history for the HTML trend chart and heat strip.
 
-A :class:`TrendPoint` is a tiny summary of one run (a stored baseline, or the current run).
-:func:`trend_points_from_snapshots` builds them from loaded :class:`BaselineSnapshot` objects;
+A :class:`TrendPoint` is a tiny summary of one run (a stored baseline, a saved check, or the
+current run). :func:`trend_points_from_snapshots` builds them from loaded :class:`BaselineSnapshot`
+objects, :func:`trend_point_from_run` from a run saved with ``compare --save-run``;
 loading the snapshot files is the caller's job (``FileBaselineStore.list_baselines`` gives paths).
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeResult
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, ProbeResult
 
 #: At most this many points are drawn (the newest ones).
 MAX_TREND_POINTS = 60
@@ -36,6 +37,8 @@ class TrendPoint:
     """Snapshot id for stored baselines; None for the current run."""
     is_current: bool = False
     """True for the run this report is about."""
+    run_id: str | None = None
+    """Run id of a saved check (a run compared with a baseline, not one); None otherwise."""
 
 
 def _means(results: Iterable[ProbeResult]) -> tuple[dict[str, float], dict[str, float]]:
@@ -62,6 +65,19 @@ def trend_point_from_snapshot(snapshot: BaselineSnapshot) -> TrendPoint:
         probe_scores=probes,
         label=snapshot.note or "baseline",
         snapshot_id=snapshot.snapshot_id,
+    )
+
+
+def trend_point_from_run(run: CanaryRunResult) -> TrendPoint:
+    """Summarise a saved check (``compare --save-run``), dated when it finished."""
+    categories, probes = _means(run.probe_results)
+    return TrendPoint(
+        created_at=run.finished_at or run.started_at,
+        overall_score=run.overall_score,
+        category_scores=categories,
+        probe_scores=probes,
+        label="check",
+        run_id=run.run_id,
     )
 
 

@@ -1,4 +1,4 @@
-"""The engine of a run: workers, retries, rate-limit adaptation, abort, probes in threads.
+"""The engine of a run: workers, retries, rate-limit adaptation, abort; answers go to the scorer.
 
 :mod:`promptcanary.core.run.runner` is the public face (options, entry points); this module does the
 work for one run and is not meant to be used directly.
@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -26,10 +25,10 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
-from promptcanary.core.probes.base import runs_inline
 from promptcanary.core.run.breaker import ConnectionBreaker, display_url
 from promptcanary.core.run.limiter import AIMDLimiter, Ticket
 from promptcanary.core.run.retry import error_type_for
+from promptcanary.core.run.scoring import Scorer
 from promptcanary.errors import ProviderError, redact
 from promptcanary.providers.base import CURRENT_SAMPLE
 
@@ -75,9 +74,8 @@ class RunExecution:
         self.spent = 0.0
         self.unpriced = 0
         self.done = self.errors = self.retries = self.skipped = 0
-        self.executor = ThreadPoolExecutor(
-            max_workers=min(32, max(4, options.concurrency)),
-            thread_name_prefix="promptcanary-probe",
+        self.scorer = Scorer(
+            threads=min(32, max(4, options.concurrency)), timeout=options.probe_timeout
         )
 
     def emit(self, event: str, **data: Any) -> None:
@@ -111,7 +109,7 @@ class RunExecution:
                 await asyncio.gather(*workers)
                 await asyncio.gather(*probing)
             finally:
-                self.executor.shutdown(wait=False, cancel_futures=True)
+                self.scorer.shutdown()
                 aborted = self.aborted_text()
                 self.emit(
                     "end",
@@ -258,14 +256,10 @@ class RunExecution:
             raise TimeoutError(
                 f"no answer within {self.options.timeout:g}s (per-request timeout)"
             ) from exc
-        # A provider answering from results fetched earlier (a batch) sets ``times_requests =
+        # A provider answering from a recording (a replay, a batch) sets ``times_requests =
         # False``: the microseconds of this call are no model latency, and recording them would
         # pass every latency probe and drag the run's percentiles to 0 ms.
-        if (
-            response.latency_ms is None
-            and response.error is None
-            and getattr(self.provider, "times_requests", True)
-        ):
+        if response.latency_ms is None and response.error is None and self.provider.times_requests:
             elapsed = (time.perf_counter() - started) * 1000
             response = response.model_copy(update={"latency_ms": round(elapsed, 2)})
         return response
@@ -277,7 +271,7 @@ class RunExecution:
             await self.limiter.on_success()
         update: dict[str, Any] = {"sample": sample, "prompt_id": prompt.id, "attempts": attempt}
         if response.error is not None:
-            # A provider may hand back an already-errored response (ReplayProvider does).
+            # A provider may hand back an already-errored response (RecordedProvider does).
             update.pop("attempts")
         if response.cost_usd is not None:
             self.spent += response.cost_usd
@@ -343,10 +337,7 @@ class RunExecution:
     async def probe(self, index: int, response: LLMResponse) -> None:
         prompt = self.jobs[index][0]
         pairs = self.suite.probes_for(prompt)  # only the probes scoped to this prompt
-        if response.error is not None:
-            results = [probe_one(p, pid, prompt, response) for p, pid in pairs]
-        else:
-            results = await self.probe_all(pairs, prompt, response)
+        results = await self.scorer.score(pairs, prompt, response)
         self.spent += sum(r.cost_usd for r in results if r.cost_usd is not None)
         self.results[index] = results
         self.done += 1
@@ -354,52 +345,6 @@ class RunExecution:
         self.emit(
             "done", done=self.done, errors=self.errors, retries=self.retries, total=len(self.jobs)
         )
-
-    async def probe_all(
-        self, pairs: list[tuple[Any, str]], prompt: CanaryPrompt, response: LLMResponse
-    ) -> list[ProbeResult]:
-        """The built-ins that are a few string tests on the event loop (a thread hand-off costs
-        more than they do: ~0.1 ms a response, issue 23); every other probe in a thread."""
-        threaded = [pair for pair in pairs if not runs_inline(pair[0])]
-        if len(threaded) == len(pairs):
-            return await self.probe_in_threads(pairs, prompt, response)
-        scored = iter(await self.probe_in_threads(threaded, prompt, response))
-        return [
-            probe_one(probe, probe_id, prompt, response) if runs_inline(probe) else next(scored)
-            for probe, probe_id in pairs
-        ]
-
-    async def probe_in_threads(
-        self, pairs: list[tuple[Any, str]], prompt: CanaryPrompt, response: LLMResponse
-    ) -> list[ProbeResult]:
-        """Each probe in its own worker thread, all under one ``probe_timeout`` wait.
-
-        One :func:`asyncio.wait` for the response's probes rather than a ``wait_for`` task per
-        probe: same isolation and deadline, fewer tasks and timers on the event loop.
-        """
-        if not pairs:
-            return []
-        loop = asyncio.get_running_loop()
-        futures = [
-            loop.run_in_executor(self.executor, probe_one, probe, probe_id, prompt, response)
-            for probe, probe_id in pairs
-        ]
-        timeout = self.options.probe_timeout
-        await asyncio.wait(futures, timeout=timeout)
-        results: list[ProbeResult] = []
-        for (probe, probe_id), future in zip(pairs, futures):
-            if future.done() and not future.cancelled():
-                results.append(future.result())
-                continue
-            timed_out = not future.done()
-            future.cancel()  # one still queued never starts
-            why = (
-                f"the probe was still running after {timeout:g}s"
-                if timed_out and timeout is not None
-                else "the probe was cancelled"
-            )
-            results.append(_not_measured(probe, probe_id, prompt, response, why))
-        return results
 
 
 #: Allocations between two young-generation collections during a run (CPython's default: 700).
@@ -437,53 +382,3 @@ async def _with_timeout(awaitable: Coroutine[Any, Any, LLMResponse], seconds: fl
         async with asyncio.timeout(seconds):
             return await awaitable
     return await asyncio.wait_for(awaitable, timeout=seconds)
-
-
-def probe_one(
-    probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse
-) -> ProbeResult:
-    """Run one probe on one response; never raises.
-
-    An errored response yields an errored result (nothing to judge); a probe that raises yields a
-    failed result naming the exception. The result carries the suite's id for the probe and the
-    response's sample index, whatever the probe itself put there.
-    """
-    if response.error is not None:
-        return _not_measured(
-            probe, probe_id, prompt, response, f"the provider call failed ({response.error})"
-        )
-    try:
-        result = probe.evaluate(prompt, response)
-        if not isinstance(result, ProbeResult):
-            raise TypeError(f"evaluate() returned {type(result).__name__}, not ProbeResult")
-    except Exception as exc:
-        return ProbeResult(
-            probe_id=probe_id,
-            probe_name=probe.name,
-            category=probe.category,
-            prompt_id=prompt.id,
-            passed=False,
-            score=0.0,
-            details=redact(f"Probe raised an exception: {type(exc).__name__}: {exc}"),
-            sample=response.sample,
-        )
-    return result.model_copy(
-        update={"probe_id": probe_id, "prompt_id": prompt.id, "sample": response.sample}
-    )
-
-
-def _not_measured(
-    probe: Any, probe_id: str, prompt: CanaryPrompt, response: LLMResponse, why: str
-) -> ProbeResult:
-    """An errored result: there was nothing the probe could judge. Never counted as a failure."""
-    return ProbeResult(
-        probe_id=probe_id,
-        probe_name=probe.name,
-        category=probe.category,
-        prompt_id=prompt.id,
-        passed=False,
-        score=0.0,
-        details=f"Not measured: {why}",
-        sample=response.sample,
-        errored=True,
-    )

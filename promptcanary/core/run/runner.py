@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
 from promptcanary.core.models.run import NO_SEED
-from promptcanary.core.run.engine import RunExecution, probe_one
+from promptcanary.core.run.engine import RunExecution
 from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
+from promptcanary.core.run.scoring import probe_one
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:

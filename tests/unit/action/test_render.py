@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 from promptcanary.action import render
 from promptcanary.core.models import (
@@ -16,8 +14,8 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
+from tests.unit.core.render.samples import assert_golden
 
-GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "action_promoted.md"
 WHERE = render.Where(
     run_url="https://github.test/o/r/actions/runs/7", promote_label="promptcanary:promote"
 )
@@ -68,9 +66,7 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
         check_run="PromptCanary: support-bot (openai/fake)",
         needs_person=render.needs_person_note(default_token=True),
     )
-    if os.environ.get("UPDATE_GOLDEN"):
-        GOLDEN.write_text(body, encoding="utf-8")
-    assert body == GOLDEN.read_text(encoding="utf-8")
+    assert_golden("action_promoted.md", body)
 
 
 def test_a_failed_commit_says_so_instead_of_claiming_success() -> None:

@@ -8,7 +8,6 @@ from io import StringIO
 
 import pytest
 
-from promptcanary.action import github_statuses
 from promptcanary.action.github import GitHubClient
 from promptcanary.action.outcome import Outcome
 from promptcanary.action.required_check import (
@@ -72,8 +71,8 @@ def test_a_status_answered_502_after_it_landed_is_simply_sent_again(
     gh: FakeGitHubServer,
 ) -> None:
     gh.fail("POST", "/statuses/", 502, times=1, after=True)
-    github_statuses.create_status(
-        client(gh), sha=HEAD_SHA, state="success", context=NAME, description="d", target_url=None
+    client(gh).create_status(
+        sha=HEAD_SHA, state="success", context=NAME, description="d", target_url=None
     )
     states = [s["state"] for s in gh.repos[REPO].statuses]
     assert states == ["success", "success"]  # the same verdict twice: the newest counts
@@ -84,8 +83,8 @@ def test_a_start_answered_502_after_it_landed_is_read_back_not_started_twice(
     gh: FakeGitHubServer,
 ) -> None:
     gh.fail("POST", "/check-runs$", 502, times=1, after=True)
-    ref = github_statuses.start_check_run(
-        client(gh), name=NAME, head_sha=HEAD_SHA, title="t", summary="s", details_url=None
+    ref = client(gh).start_check_run(
+        name=NAME, head_sha=HEAD_SHA, title="t", summary="s", details_url=None
     )
     [run] = gh.repos[REPO].check_runs.values()
     assert run["id"] == ref.id and run["status"] == "in_progress"
@@ -95,8 +94,8 @@ def test_a_completion_answered_502_after_it_landed_adds_no_annotation_twice(
     gh: FakeGitHubServer,
 ) -> None:
     c = client(gh)
-    ref = github_statuses.start_check_run(
-        c, name=NAME, head_sha=HEAD_SHA, title="t", summary="s", details_url="https://x.test/r"
+    ref = c.start_check_run(
+        name=NAME, head_sha=HEAD_SHA, title="t", summary="s", details_url="https://x.test/r"
     )
     notes = [
         {
@@ -109,8 +108,8 @@ def test_a_completion_answered_502_after_it_landed_adds_no_annotation_twice(
         for i in range(60)
     ]
     gh.fail("PATCH", rf"/check-runs/{ref.id}$", 502, times=1, after=True)
-    done = github_statuses.complete_check_run(
-        c, ref.id, conclusion="failure", title="T", summary="S", annotations=notes
+    done = c.complete_check_run(
+        ref.id, conclusion="failure", title="T", summary="S", annotations=notes
     )
     run = gh.repos[REPO].check_runs[ref.id]
     assert done.id == ref.id and (run["status"], run["conclusion"]) == ("completed", "failure")

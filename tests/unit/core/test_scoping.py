@@ -13,16 +13,14 @@ from promptcanary.core.models import (
     BaselineSnapshot,
     CanaryPrompt,
     CanaryRunResult,
-    LLMResponse,
     ProbeSpec,
-    ProviderConfig,
 )
 from promptcanary.core.probes import JsonValidityProbe, RefusalProbe
 from promptcanary.core.scoping import ProbeScope
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ConfigError
 from promptcanary.pipeline import GatePolicy, gate
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 
 
 def load(tmp_path: Path, text: str) -> CanarySuite:
@@ -328,21 +326,16 @@ def test_the_template_rebuilds_the_same_scoping(tmp_path: Path) -> None:
 # ── Runs ──
 
 
-class Answers(BaseLLMProvider):
-    """Answers each prompt with a fixed text (no wire: the engine is what is under test)."""
+def answering(texts: dict[str, str]) -> ScriptedProvider:
+    """Answers each prompt with a fixed text, failing the others (no wire: the engine is what is
+    under test)."""
 
-    def __init__(self, answers: dict[str, str]) -> None:
-        super().__init__(ProviderConfig(model_id="test/answers"))
-        self.answers = answers
-
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        if prompt.id not in self.answers:
+    def answer(request: ScriptedRequest) -> str:
+        if request.prompt.id not in texts:
             raise RuntimeError("scripted failure")
-        return LLMResponse(
-            prompt_id=prompt.id,
-            provider_model_id=self.config.model_id,
-            content=self.answers[prompt.id],
-        )
+        return texts[request.prompt.id]
+
+    return ScriptedProvider(answer, model="test/answers")
 
 
 ANSWERS = {"order": '{"id": 7}', "capital": "Paris", "year": "2026"}
@@ -350,7 +343,7 @@ ANSWERS = {"order": '{"id": 7}', "capital": "Paris", "year": "2026"}
 
 def test_the_engine_runs_only_the_probes_of_each_prompt(tmp_path: Path) -> None:
     suite = load(tmp_path, SCOPED)
-    run = suite.run(Answers(ANSWERS), samples=2, show_progress=False)
+    run = suite.run(answering(ANSWERS), samples=2, show_progress=False)
     pairs = sorted({(r.prompt_id, r.probe_id) for r in run.probe_results})
     assert pairs == sorted(
         [
@@ -376,7 +369,7 @@ def test_the_engine_runs_only_the_probes_of_each_prompt(tmp_path: Path) -> None:
 def test_an_errored_request_marks_only_the_prompts_probes(tmp_path: Path) -> None:
     suite = load(tmp_path, SCOPED)
     answers = {k: v for k, v in ANSWERS.items() if k != "capital"}
-    run = suite.run(Answers(answers), max_attempts=1, show_progress=False)
+    run = suite.run(answering(answers), max_attempts=1, show_progress=False)
     errored = [(r.prompt_id, r.probe_id) for r in run.probe_results if r.errored]
     assert errored == [("capital", "expected_keywords")]
 
@@ -417,12 +410,12 @@ def test_scoping_a_probe_after_the_baseline_is_a_suite_change_not_drift(tmp_path
         """,
     )
     answers = {"order": '{"id": 7}', "capital": "Paris"}
-    baseline_run = before.run(Answers(answers), show_progress=False)
+    baseline_run = before.run(answering(answers), show_progress=False)
     # The unscoped baseline holds a failure that can never be fixed: "Paris" is not JSON.
     assert [(r.prompt_id, r.probe_id) for r in baseline_run.failed_probes] == [
         ("capital", "json_validity")
     ]
-    current = after.run(Answers(answers), show_progress=False)
+    current = after.run(answering(answers), show_progress=False)
     assert len(current.probe_results) == 3
     baseline = BaselineSnapshot(
         suite_name="s", provider=baseline_run.provider, run_result=baseline_run

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from promptcanary.core.models import (
-    SCHEMA_VERSION,
     CanaryRunResult,
     ProbeCategory,
     ProbeResult,
     ProviderConfig,
 )
 from promptcanary.errors import BaselineNotFoundError, CorruptBaselineError
+from promptcanary.storage.compact import FILE_VERSION
 from promptcanary.storage.file import FileBaselineStore, filename_for, slug
 
 
@@ -56,7 +56,7 @@ def test_save_then_load_round_trips(tmp_path: Path) -> None:
     assert name.startswith("my-suite__openai-gpt-4o__")
     assert name.endswith(f"_{snap.snapshot_id[:8]}.json")
     data = json.loads(files[0].read_text())
-    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["schema_version"] == FILE_VERSION  # the stored form (storage/compact.py)
     assert not list((tmp_path / "baselines").glob(".tmp-*")), "temporary file left behind"
 
 
@@ -73,10 +73,12 @@ def test_secrets_in_extra_params_are_never_written(tmp_path: Path) -> None:
 def test_hostile_names_cannot_leave_the_directory(tmp_path: Path, hostile: str) -> None:
     store = FileBaselineStore(tmp_path / "b")
     snap = store.save(make_run(suite=hostile or "s", model=hostile or "m"))
-    written = list((tmp_path / "b").iterdir())
-    assert len(written) == 1
-    assert written[0].resolve().parent == (tmp_path / "b").resolve()
-    assert len(written[0].name) < 200
+    written = sorted((tmp_path / "b").iterdir())
+    # The baseline, its summary and the folder's .gitattributes: all inside, short names.
+    assert len(written) == 3
+    for path in written:
+        assert path.resolve().parent == (tmp_path / "b").resolve()
+        assert len(path.name) < 200
     assert store.load_latest(snap.suite_name, snap.provider.model_id) == snap
 
 
@@ -157,7 +159,7 @@ def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
     snap = store.save(make_run())
     path = tmp_path / filename_for(snap)
     data = json.loads(path.read_text())
-    data["schema_version"] = SCHEMA_VERSION + 1
+    data["schema_version"] = FILE_VERSION + 1
     path.write_text(json.dumps(data))
     with pytest.raises(CorruptBaselineError, match="schema_version"):
         store.load_from_path(path)
@@ -195,3 +197,57 @@ def test_saved_baselines_are_readable_by_other_tools(tmp_path: Path) -> None:
     store.save(CanaryRunResult(suite_name="s", provider=ProviderConfig(model_id="m")))
     (saved,) = tmp_path.glob("*.json")
     assert stat.S_IMODE(saved.stat().st_mode) & 0o044 == 0o044  # group and others can read
+
+
+def test_write_names_every_file_it_wrote_and_the_summary_follows_the_newest(
+    tmp_path: Path,
+) -> None:
+    from promptcanary.storage.file import GITATTRIBUTES, summary_name
+
+    store = FileBaselineStore(tmp_path / "b")
+    first = store.write(make_run(score=0.2), note="first")
+    summary = tmp_path / "b" / summary_name("my-suite", "openai/gpt-4o")
+    attributes = tmp_path / "b" / ".gitattributes"
+    assert first.files == (first.path, summary, attributes)
+    assert first.path.name == filename_for(first.snapshot)
+    assert attributes.read_text() == GITATTRIBUTES
+    assert "*.json linguist-generated" in GITATTRIBUTES.splitlines()
+    assert first.path.name in summary.read_text()
+    second = store.write(make_run(score=0.8), note="second")
+    assert second.files == (second.path, summary)  # .gitattributes exists: not rewritten
+    assert second.path.name in summary.read_text() and "first" not in summary.read_text()
+    assert store.load(second.snapshot.snapshot_id) == second.snapshot
+    # Deleting the newest: the summary describes the one left; deleting it too removes it.
+    assert store.delete(second.snapshot.snapshot_id)
+    assert first.path.name in summary.read_text()
+    assert store.delete(first.snapshot.snapshot_id)
+    assert not summary.exists()
+
+
+def test_a_gitattributes_of_the_user_is_never_touched(tmp_path: Path) -> None:
+    (tmp_path / ".gitattributes").write_text("*.md text\n")
+    saved = FileBaselineStore(tmp_path).write(make_run())
+    assert (tmp_path / ".gitattributes").read_text() == "*.md text\n"
+    assert len(saved.files) == 2
+
+
+def test_raw_provider_replies_are_not_stored(tmp_path: Path) -> None:
+    from promptcanary.core.models import LLMResponse
+
+    run = make_run().model_copy(
+        update={
+            "llm_responses": [
+                LLMResponse(
+                    prompt_id="a",
+                    provider_model_id="openai/gpt-4o",
+                    content="Paris.",
+                    raw_response={"choices": [{"message": {"content": "Paris."}}], "id": "x1"},
+                )
+            ]
+        }
+    )
+    saved = FileBaselineStore(tmp_path).write(run)
+    text = saved.path.read_text()
+    assert text.count("Paris.") == 1 and '"x1"' not in text
+    assert saved.snapshot.run_result.llm_responses[0].raw_response == {}
+    assert FileBaselineStore(tmp_path).load(saved.snapshot.snapshot_id) == saved.snapshot

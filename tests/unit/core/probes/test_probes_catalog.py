@@ -93,6 +93,25 @@ def test_every_builtin_is_registered_and_exported():
     assert len(CATALOG) == 22
 
 
+def test_the_builtins_the_catalog_and_the_docs_name_the_same_probes():
+    """A new built-in cannot ship without a CATALOG entry (so every test above covers it) and a
+    section in docs/probes.md; a probe removed from the package leaves neither behind."""
+    builtins = {
+        name
+        for name, cls in registered_probes().items()
+        if cls.__module__.startswith("promptcanary.")  # not a test's or a plugin's class
+    }
+    documented = set(_docs_sections())
+    assert builtins == set(CATALOG), {
+        "registered, not in CATALOG": sorted(builtins - set(CATALOG)),
+        "in CATALOG, not registered": sorted(set(CATALOG) - builtins),
+    }
+    assert documented == builtins, {
+        "registered, no section in docs/probes.md": sorted(builtins - documented),
+        "a section in docs/probes.md, not registered": sorted(documented - builtins),
+    }
+
+
 @pytest.mark.parametrize("type_name", CATALOG)
 def test_parameters_in_documented_order(type_name):
     class_name, order, _ = CATALOG[type_name]

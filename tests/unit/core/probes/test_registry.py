@@ -19,11 +19,11 @@ from promptcanary.errors import ProbeConfigError, exit_code_for
 def registry() -> Iterator[None]:
     """Restore the registry (and the plugin scan) after the test."""
     saved = dict(base._PROBE_REGISTRY)
-    loaded = base._plugins_loaded
+    loaded = base.REGISTRY.plugins_loaded
     yield
     base._PROBE_REGISTRY.clear()
     base._PROBE_REGISTRY.update(saved)
-    base._plugins_loaded = loaded
+    base.REGISTRY.plugins_loaded = loaded
 
 
 def test_a_user_probe_cannot_take_a_builtin_id(registry: None) -> None:
@@ -77,7 +77,7 @@ def test_an_installed_package_provides_probes_by_entry_point(
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-probes\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[promptcanary.probes]\npolite = acme_probes:Polite\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    base._plugins_loaded = False
+    base.REGISTRY.plugins_loaded = False
 
     cls = get_probe_class("polite")  # no module:Class string needed
     assert cls.__name__ == "Polite" and "polite" in base.registered_probes()
@@ -92,6 +92,6 @@ def test_a_broken_plugin_is_a_config_error_naming_it(
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-probes\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[promptcanary.probes]\nbad = no_such_module_xyz:P\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    base._plugins_loaded = False
+    base.REGISTRY.plugins_loaded = False
     with pytest.raises(ProbeConfigError, match="bad = no_such_module_xyz:P"):
         get_probe_class("bad")

@@ -345,13 +345,11 @@ def assert_golden(name: str, text: str) -> None:
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8", newline="\n")
         return
-    assert path.exists(), (
-        f"{path} is missing: run UPDATE_GOLDEN=1 pytest tests/unit/core/render to create it"
-    )
+    assert path.exists(), f"{path} is missing: create it with the command in tests/golden/README.md"
     expected = path.read_text(encoding="utf-8")
     assert text == expected, (
-        f"{name} differs from the golden file; if the change is intended, rerun with "
-        "UPDATE_GOLDEN=1 and review the diff of tests/golden/"
+        f"{name} differs from the golden file; if the change is intended, regenerate the goldens "
+        "(tests/golden/README.md) and review the diff of tests/golden/"
     )
 
 

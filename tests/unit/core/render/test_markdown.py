@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from promptcanary.core.models import ProbeComparison
+from promptcanary.core.models import ProbeComparison, SuiteChange
 from promptcanary.core.render.budget import MIN_BUDGET
 from promptcanary.core.reporter import DriftReporter
 from tests.unit.core.render.samples import (
@@ -205,6 +205,19 @@ def test_cut_order_diffs_first_then_improvements_then_regressions() -> None:
     md = reporter.to_markdown(budget=no_diffs - 3_000)
     assert "```diff" not in md and "improvements" in md.split("left out")[1]
     assert "<details><summary>12. " in md
+
+
+def test_every_cut_section_is_named_in_the_note() -> None:
+    changes = [
+        SuiteChange(kind="added", what="prompt", prompt_id=f"p{i}", text="x" * 300)
+        for i in range(60)
+    ]
+    report = drift_report().model_copy(update={"suite_changes": changes})
+    md = DriftReporter(report).to_markdown(budget=6_000)
+    listed = len(re.findall(r"^- prompt p\d+ added", md, flags=re.M))
+    assert "### Suite changes (60)" in md and 0 < listed < 60
+    note = md.split("left out")[1].split(". The full report")[0]
+    assert f"{60 - listed} suite changes" in note
 
 
 def test_budget_exactly_the_full_length_cuts_nothing() -> None:

@@ -1,4 +1,4 @@
-"""The runner with in-process providers (plain subclasses of BaseLLMProvider, no wire).
+"""The runner with an in-process provider (ScriptedProvider: a function answers, no wire).
 
 Wire-level behaviour through LiteLLM is in tests/integration/test_runs.py.
 """
@@ -6,6 +6,7 @@ Wire-level behaviour through LiteLLM is in tests/integration/test_runs.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import threading
 import time
@@ -13,56 +14,57 @@ from collections.abc import Callable
 
 import pytest
 
-from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult, ProviderConfig
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult
 from promptcanary.core.probes.base import BaseProbe
 from promptcanary.core.run.runner import RunOptions, abort_kind, run_suite
 from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import ConfigError, ProviderAuthError, ProviderError
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 
 FAST = {"retry_base_delay": 0.001, "retry_max_delay": 0.005, "show_progress": False}
 
 
-class EchoProvider(BaseLLMProvider):
-    """Sync provider: answers "echo: <text>", optionally failing per prompt via ``script``."""
+class Busy:
+    """Counts the handlers inside it at once; ``most`` is the highest count seen."""
 
-    def __init__(
-        self,
-        script: Callable[[CanaryPrompt, int], object] | None = None,
-        *,
-        delay: Callable[[CanaryPrompt], float] = lambda p: 0.0,
-        cost: float | None = None,
-    ) -> None:
-        super().__init__(ProviderConfig(model_id="test/echo"))
-        self.script = script
-        self.delay = delay
-        self.cost = cost
-        self.calls: list[str] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self._lock = threading.Lock()
+    def __init__(self) -> None:
+        self.now = self.most = 0
+        self.lock = threading.Lock()
 
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        with self._lock:
-            self.calls.append(prompt.text)
-            attempt = self.calls.count(prompt.text)
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            time.sleep(self.delay(prompt))
-            if self.script is not None:
-                outcome = self.script(prompt, attempt)
-                if isinstance(outcome, BaseException):
-                    raise outcome
-            return LLMResponse(
-                prompt_id=prompt.id,
-                provider_model_id=self.config.model_id,
-                content=f"echo: {prompt.text}",
-                cost_usd=self.cost,
-            )
-        finally:
-            with self._lock:
-                self.in_flight -= 1
+    def __enter__(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+def echo(
+    script: Callable[[CanaryPrompt, int], object] | None = None,
+    *,
+    delay: Callable[[CanaryPrompt], float] = lambda p: 0.0,
+    cost: float | None = None,
+    busy: Busy | None = None,
+) -> ScriptedProvider:
+    """Answers "echo: <text>" after ``delay``; ``script(prompt, attempt)`` may return an
+    exception for the call to raise."""
+
+    def handler(request: ScriptedRequest) -> LLMResponse:
+        with busy or contextlib.nullcontext():
+            time.sleep(delay(request.prompt))
+            outcome = script(request.prompt, request.attempt) if script else None
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return request.reply(f"echo: {request.text}", cost_usd=cost)
+
+    return ScriptedProvider(handler, model="test/echo")
+
+
+def sent(provider: ScriptedProvider) -> list[str]:
+    """The texts of the prompts the provider was asked, in order."""
+    return [r.text for r in provider.requests]
 
 
 class ContainsProbe(BaseProbe):
@@ -105,7 +107,7 @@ def make_suite(n: int, probes: list[BaseProbe] | None = None) -> CanarySuite:
 def test_order_and_samples_are_preserved_whatever_the_arrival_order() -> None:
     rng = random.Random(3)
     delays = {f"prompt {i}": rng.uniform(0, 0.02) for i in range(12)}
-    provider = EchoProvider(delay=lambda p: delays[p.text])
+    provider = echo(delay=lambda p: delays[p.text])
     suite = make_suite(12)
     result = run_suite(suite, provider, RunOptions(concurrency=6, samples=2, **FAST))
     expected = [(p.id, s) for p in suite.prompts for s in range(2)]
@@ -120,9 +122,10 @@ def test_order_and_samples_are_preserved_whatever_the_arrival_order() -> None:
 
 
 def test_sync_provider_reaches_the_configured_concurrency() -> None:
-    provider = EchoProvider(delay=lambda p: 0.2)
+    busy = Busy()
+    provider = echo(delay=lambda p: 0.2, busy=busy)
     run_suite(make_suite(24), provider, RunOptions(concurrency=8, **FAST))
-    assert provider.max_in_flight == 8
+    assert busy.most == 8
 
 
 def test_transient_errors_are_retried_and_attempts_recorded() -> None:
@@ -131,7 +134,7 @@ def test_transient_errors_are_retried_and_attempts_recorded() -> None:
             return ProviderError("overloaded", status_code=503)
         return None
 
-    provider = EchoProvider(script)
+    provider = echo(script)
     result = run_suite(make_suite(3), provider, RunOptions(concurrency=2, **FAST))
     assert [r.attempts for r in result.llm_responses] == [1, 3, 1]
     assert result.error_rate == 0.0
@@ -144,9 +147,9 @@ def test_client_errors_are_not_retried_and_the_run_goes_on() -> None:
             return ProviderError("bad request: max_tokens too large", status_code=400)
         return None
 
-    provider = EchoProvider(script)
+    provider = echo(script)
     result = run_suite(make_suite(4), provider, RunOptions(concurrency=2, **FAST))
-    assert provider.calls.count("prompt 0") == 1
+    assert sent(provider).count("prompt 0") == 1
     first = result.llm_responses[0]
     assert first.error is not None and "max_tokens too large" in first.error
     assert (first.error_status, first.error_type) == (400, "bad_request")
@@ -156,19 +159,19 @@ def test_client_errors_are_not_retried_and_the_run_goes_on() -> None:
 
 
 def test_exhausted_retries_record_the_last_error() -> None:
-    provider = EchoProvider(lambda p, a: ProviderError("still down", status_code=502))
+    provider = echo(lambda p, a: ProviderError("still down", status_code=502))
     result = run_suite(make_suite(1), provider, RunOptions(max_attempts=3, **FAST))
     response = result.llm_responses[0]
-    assert len(provider.calls) == 3
+    assert len(sent(provider)) == 3
     assert response.attempts == 3
     assert response.error_type == "server"
     assert "gave up after 3 attempts" in (response.error or "")
 
 
 def test_auth_failure_stops_the_run_after_one_request() -> None:
-    provider = EchoProvider(lambda p, a: ProviderAuthError("invalid key", status_code=401))
+    provider = echo(lambda p, a: ProviderAuthError("invalid key", status_code=401))
     result = run_suite(make_suite(20), provider, RunOptions(concurrency=8, **FAST))
-    assert len(provider.calls) == 1
+    assert len(sent(provider)) == 1
     assert result.error_rate == 1.0
     assert abort_kind(result) == "auth"
     assert result.aborted is not None and "HTTP 401" in result.aborted
@@ -177,7 +180,7 @@ def test_auth_failure_stops_the_run_after_one_request() -> None:
 
 
 def test_timeout_is_retried_then_recorded() -> None:
-    provider = EchoProvider(delay=lambda p: 0.5 if p.text == "prompt 0" else 0.0)
+    provider = echo(delay=lambda p: 0.5 if p.text == "prompt 0" else 0.0)
     result = run_suite(make_suite(2), provider, RunOptions(timeout=0.05, max_attempts=2, **FAST))
     slow, fast = result.llm_responses
     assert slow.error_type == "timeout" and slow.attempts == 2
@@ -186,11 +189,11 @@ def test_timeout_is_retried_then_recorded() -> None:
 
 
 def test_budget_stops_new_requests() -> None:
-    provider = EchoProvider(cost=0.01)
+    provider = echo(cost=0.01)
     result = run_suite(
         make_suite(10), provider, RunOptions(concurrency=1, max_cost_usd=0.025, **FAST)
     )
-    assert len(provider.calls) == 3  # 0.01, 0.02, 0.03 >= 0.025: stop
+    assert len(sent(provider)) == 3  # 0.01, 0.02, 0.03 >= 0.025: stop
     assert abort_kind(result) == "budget"
     skipped = [r for r in result.llm_responses if r.error_type == "budget"]
     assert len(skipped) == 7
@@ -202,7 +205,7 @@ def test_raising_and_hanging_probes_never_kill_the_run() -> None:
     slow = SlowProbe()
     suite = make_suite(3, [ContainsProbe(), RaisingProbe(), slow])
     try:
-        result = run_suite(suite, EchoProvider(), RunOptions(probe_timeout=0.05, **FAST))
+        result = run_suite(suite, echo(), RunOptions(probe_timeout=0.05, **FAST))
     finally:
         slow.release.set()
     by_probe = {
@@ -215,17 +218,17 @@ def test_raising_and_hanging_probes_never_kill_the_run() -> None:
 
 
 def test_unexpected_provider_exception_is_recorded_not_raised() -> None:
-    provider = EchoProvider(lambda p, a: KeyError("oops"))
+    provider = echo(lambda p, a: KeyError("oops"))
     result = run_suite(make_suite(2), provider, RunOptions(**FAST))
     assert all(
         r.error_type == "unknown" and "KeyError" in (r.error or "") for r in result.llm_responses
     )
-    assert len(provider.calls) == 2  # not retried
+    assert len(sent(provider)) == 2  # not retried
 
 
 def test_progress_events() -> None:
     events: list[tuple[str, dict[str, object]]] = []
-    provider = EchoProvider(lambda p, a: ProviderError("x", status_code=500) if a == 1 else None)
+    provider = echo(lambda p, a: ProviderError("x", status_code=500) if a == 1 else None)
     run_suite(
         make_suite(3), provider, RunOptions(**FAST), progress=lambda e, d: events.append((e, d))
     )
@@ -237,14 +240,14 @@ def test_progress_events() -> None:
 
 def test_run_from_inside_an_event_loop() -> None:
     async def inside() -> int:
-        result = run_suite(make_suite(2), EchoProvider(), RunOptions(**FAST))
+        result = run_suite(make_suite(2), echo(), RunOptions(**FAST))
         return len(result.llm_responses)
 
     assert asyncio.run(inside()) == 2
 
 
 def test_overrides_are_recorded_on_the_run() -> None:
-    result = run_suite(make_suite(1), EchoProvider(), RunOptions(temperature=0.7, seed=1, **FAST))
+    result = run_suite(make_suite(1), echo(), RunOptions(temperature=0.7, seed=1, **FAST))
     assert (result.provider.temperature, result.provider.seed) == (0.7, 1)
 
 
@@ -292,7 +295,7 @@ def test_builtin_string_probes_run_on_the_loop_and_the_rest_in_threads(
     ]
     suite = make_suite(3, probes)
     try:
-        result = run_suite(suite, EchoProvider(), RunOptions(probe_timeout=0.05, **FAST))
+        result = run_suite(suite, echo(), RunOptions(probe_timeout=0.05, **FAST))
     finally:
         slow.release.set()
     assert threads["builtin"] == {threading.main_thread().name}
@@ -324,7 +327,7 @@ def test_a_run_collects_the_young_generation_less_often_and_restores_it() -> Non
     before = gc.get_threshold()
     gc.set_threshold(700, *before[1:])
     try:
-        run_suite(make_suite(2, [Recording()]), EchoProvider(), RunOptions(**FAST))
+        run_suite(make_suite(2, [Recording()]), echo(), RunOptions(**FAST))
         after = gc.get_threshold()
     finally:
         gc.set_threshold(*before)

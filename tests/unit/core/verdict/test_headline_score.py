@@ -9,42 +9,39 @@ server), then the real compare().
 from __future__ import annotations
 
 import random
-import threading
 from statistics import mean
 
 from promptcanary.core.comparator import compare
-from promptcanary.core.models import BaselineSnapshot, CanaryPrompt, LLMResponse, ProviderConfig
+from promptcanary.core.models import BaselineSnapshot, CanaryPrompt
 from promptcanary.core.probes.base import build_probe
 from promptcanary.core.run.adaptive import measure_adaptive
 from promptcanary.core.run.runner import RunOptions, run_suite
 from promptcanary.core.suite import CanarySuite
 from promptcanary.core.verdict.adaptive import AdaptivePolicy
-from promptcanary.providers.base import BaseLLMProvider
+from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 
 OPTIONS = RunOptions(show_progress=False, concurrency=4, max_attempts=1, retry_base_delay=0.0)
 PROMPTS = 20
 RATE = 0.9
 
 
-class FlakyModel(BaseLLMProvider):
-    """Valid JSON with probability ``RATE`` per call; each prompt draws from its own seeded
-    sequence, so a run's outcomes do not depend on thread scheduling."""
+class Flaky:
+    """Answers valid JSON with probability ``RATE`` per call; each prompt draws from its own
+    sequence seeded with (seed, prompt id), so a run's outcomes do not depend on the order the
+    requests are answered in."""
 
     def __init__(self, seed: int) -> None:
-        super().__init__(ProviderConfig(model_id="test/flaky"))
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
         self.seed = seed
         self.rngs: dict[str, random.Random] = {}
-        self.lock = threading.Lock()
 
-    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
-        with self.lock:
-            rng = self.rngs.setdefault(prompt.id, random.Random(f"{self.seed}:{prompt.id}"))
-            ok = rng.random() < RATE
-        return LLMResponse(
-            prompt_id=prompt.id,
-            provider_model_id=self.config.model_id,
-            content='{"ok": true}' if ok else "Sure, here you go.",
-        )
+    async def __call__(self, request: ScriptedRequest) -> str:
+        # Async: answered on the run's event loop, with no thread hand-off per request.
+        prompt_id = request.prompt.id
+        rng = self.rngs.setdefault(prompt_id, random.Random(f"{self.seed}:{prompt_id}"))
+        return '{"ok": true}' if rng.random() < RATE else "Sure, here you go."
 
 
 SUITE = CanarySuite(
@@ -55,12 +52,13 @@ SUITE = CanarySuite(
 
 
 def test_an_unchanged_flaky_model_scores_the_same_on_both_sides_of_an_adaptive_check() -> None:
-    model = FlakyModel(seed=0)
+    flaky = Flaky(seed=0)
+    model = ScriptedProvider(flaky, model="test/flaky")
     base = run_suite(SUITE, model, RunOptions(show_progress=False, samples=30))
     snap = BaselineSnapshot(suite_name="headline", provider=base.provider, run_result=base)
     deltas, confirmation_means = [], []
     for seed in range(1, 81):
-        model.seed, model.rngs = seed, {}
+        flaky.reseed(seed)
         run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
         report = compare(snap, run)
         assert len(report.comparisons) == PROMPTS

@@ -1,0 +1,273 @@
+"""The first hour's loop (issue 29): `init` to the first result table, the commands that call no
+model, and the CPU per request at the provider's own endpoint.
+
+    python benchmarks/loop_speed.py [--runs 5] [--against PATH] [--via env|flag]
+                                    [--tls-requests 2000] [--skip-loop] [--skip-no-model]
+                                    [--skip-tls]
+
+1. **init → first table.** In a new folder: `promptcanary init`; canary.yaml given five prompts
+   (the two `init` writes and three more); a `.env` with OPENAI_API_KEY and OPENAI_API_BASE
+   pointing at the loopback server, as `.env.example` suggests (``--via flag``: `--api-base`
+   instead); then `promptcanary run -c canary.yaml -p openai/gpt-4o-mini --save-baseline`
+   (5 prompts x 30 samples = 150 requests) until the result table's first line ("Run of suite")
+   is printed. The server is the asyncio loopback server (tests/fakes/llm_async_server.py) in its
+   own process, answering at once. Printed: init, run and total, median (min-max) of ``--runs``,
+   and the CPU seconds both commands used (every thread): on a shared machine the wall time
+   follows the CPU the process is given, the CPU much less so.
+   Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
+2. **Commands that call no model**: `--help`, `init`, `compare --current` and `baselines list` on
+   the bundled quickstart. Median of ``--runs``. Target: <= 0.5 s.
+3. **CPU per request at the provider's own endpoint** (no api_base; a loopback HTTPS server with
+   a private CA reached through OPENAI_BASE_URL and SSL_CERT_FILE): ``--tls-requests`` requests at
+   concurrency 64 against the server answering in 100 ms, through the bare SDK route (a gather of
+   `litellm.acompletion` on `openai/`) and through `CanarySuite.run` (the fast route), each in a
+   fresh process (benchmarks/run_speed.py measures; `--tls` there prints the whole table).
+   Target: <= 0.6x the bare SDK route.
+
+``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
+(for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
+by run alternated with this checkout so that both see the same machine load: a before/after in
+one go. Both trees are byte-compiled first, as an installed package is (an editable install, or
+PYTHONDONTWRITEBYTECODE, would otherwise compile every module again on each run). The load
+average is printed with the figures: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+QUICKSTART = ROOT / "examples" / "quickstart"
+MODEL = "openai/gpt-4o-mini"
+EXTRA_PROMPTS = [
+    "Name a primary colour. One word.",
+    "What is 12 times 12? Answer with the number.",
+    'Return only JSON: {"ok": true}',
+]
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+@contextmanager
+def loopback_server() -> Iterator[str]:
+    """The asyncio loopback server in its own process, answering at once; its base URL."""
+    cmd = [sys.executable, "-m", "tests.fakes.llm_async_server", "--latency", "0"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().decode().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def environment(code: Path | None) -> dict[str, str]:
+    """The environment of a command: this checkout's code, or ``code``'s (PYTHONPATH first)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTCANARY_"))}
+    env["NO_COLOR"] = "1"
+    env.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)  # the CLI sets it itself
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    return env
+
+
+def promptcanary() -> str:
+    found = shutil.which("promptcanary", path=str(Path(sys.executable).parent))
+    if not found:
+        raise SystemExit("install the package first: pip install -e .")
+    return found
+
+
+def write_suite(folder: Path, url: str, via: str) -> list[str]:
+    """Five prompts in the canary.yaml `init` wrote; the key (and base) in .env; the run's
+    arguments."""
+    config = folder / "canary.yaml"
+    extra = "".join(f"  - {prompt!r}\n" for prompt in EXTRA_PROMPTS)
+    config.write_text(config.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    env_lines = ["OPENAI_API_KEY=sk-loopback"]
+    args = ["run", "-c", "canary.yaml", "-p", MODEL, "--save-baseline"]
+    if via == "env":
+        env_lines.append(f"OPENAI_API_BASE={url}")
+    else:
+        args += ["--api-base", url]
+    (folder / ".env").write_text("\n".join(env_lines) + "\n", encoding="utf-8")
+    return args
+
+
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def one_loop(exe: str, url: str, via: str, code: Path | None) -> tuple[float, float, float]:
+    """(init, run to the first table line) seconds in a new folder, and the CPU seconds both
+    commands used (every thread, to the end of each process)."""
+    env = environment(code)
+    cpu = children_cpu()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        started = time.perf_counter()
+        subprocess.run([exe, "init"], cwd=folder, env=env, capture_output=True, check=True)
+        init_s = time.perf_counter() - started
+        args = write_suite(folder, url, via)
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [exe, *args], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None
+        table = None
+        for line in proc.stdout:
+            if line.startswith(b"Run of suite"):
+                table = time.perf_counter() - started
+        _, err = proc.communicate()
+        if table is None:
+            raise SystemExit(f"no result table (exit {proc.returncode}): {err.decode()[-2000:]}")
+    return init_s, table, children_cpu() - cpu
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):5.2f} s ({min(values):.2f}-{max(values):.2f})"
+
+
+def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
+    before = load()
+    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
+    with loopback_server() as url:
+        for code in sides.values():  # a first, unmeasured round: page cache, .pyc files
+            one_loop(exe, url, args.via, code)
+        for _ in range(args.runs):
+            for name, code in sides.items():
+                times[name].append(one_loop(exe, url, args.via, code))
+    print(
+        f"== init -> first result table: 5 prompts x 30 samples (150 requests), asyncio "
+        f"loopback server, base via {'.env OPENAI_API_BASE' if args.via == 'env' else '--api-base'}"
+        f", {args.runs} runs, load average {before} / {load()} =="
+    )
+    print(f"{'code':<22} {'init':>20} {'run to table':>20} {'total':>20} {'CPU (both)':>20}")
+    for name, rows in times.items():
+        inits, runs = [r[0] for r in rows], [r[1] for r in rows]
+        totals, cpus = [r[0] + r[1] for r in rows], [r[2] for r in rows]
+        print(
+            f"{name:<22} {summary(inits):>20} {summary(runs):>20} {summary(totals):>20} "
+            f"{summary(cpus):>20}"
+        )
+    best = statistics.median(r[0] + r[1] for r in times["this checkout"])
+    print(f"target init -> first table <= 5 s: {'met' if best <= 5 else 'MISSED'} ({best:.2f} s)")
+
+
+NO_MODEL = {
+    "promptcanary --help": ["--help"],
+    "promptcanary init (new folder)": ["init", "--dir", "{tmp}"],
+    "compare --current (quickstart)": [
+        "compare",
+        "-c",
+        str(QUICKSTART / "canary.yaml"),
+        "--current",
+        str(QUICKSTART / "current-run.json"),
+    ],
+    "baselines list (quickstart)": ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
+}
+
+
+def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
+    before = load()
+    times: dict[tuple[str, str], list[float]] = {}
+    for _ in range(args.runs):
+        for label, cli_args in NO_MODEL.items():
+            for name, code in sides.items():
+                with tempfile.TemporaryDirectory() as tmp:
+                    cmd = [exe, *(a.replace("{tmp}", tmp) for a in cli_args)]
+                    started = time.perf_counter()
+                    subprocess.run(cmd, cwd=ROOT, env=environment(code), capture_output=True)
+                    times.setdefault((label, name), []).append(time.perf_counter() - started)
+    print(
+        f"\n== commands that call no model, {args.runs} runs, load average {before} / {load()} =="
+    )
+    for label in NO_MODEL:
+        cells = "  ".join(f"{name}: {summary(times[(label, name)])}" for name in sides)
+        print(f"{label:<32} {cells}")
+    worst = max(statistics.median(times[(label, "this checkout")]) for label in NO_MODEL)
+    print(f"target <= 0.5 s: {'met' if worst <= 0.5 else 'MISSED'} (slowest median {worst:.2f} s)")
+
+
+def section_tls(args: argparse.Namespace) -> None:
+    import run_speed
+
+    before = load()
+    rows = run_speed.measure_load(args.tls_requests, 64, 0.1, run_speed.MODEL, workers=1, tls=True)
+    measured = {name: m for name, m, _ in rows}
+    bare = measured["bare acompletion"]["cpu_ms"]
+    print(
+        f"\n== CPU per request at the provider's own endpoint (HTTPS stand-in, no api_base): "
+        f"{args.tls_requests} requests @ 64, 100 ms, model {run_speed.MODEL}, load average "
+        f"{before} / {load()} =="
+    )
+    for name, m in measured.items():
+        print(
+            f"{name:<22} {m['cpu_ms']:6.2f} ms  {m['cpu_ms'] / bare:5.2f}x  wall {m['wall']:.2f} s"
+        )
+    ratio = measured["CanarySuite.run"]["cpu_ms"] / bare
+    print(
+        f"target <= 0.6x the bare SDK route: {'met' if ratio <= 0.6 else 'MISSED'} ({ratio:.2f}x)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", help="a git revision (e.g. main), timed alternately")
+    parser.add_argument("--via", choices=("env", "flag"), default="env")
+    parser.add_argument("--tls-requests", type=int, default=2000)
+    parser.add_argument("--skip-loop", action="store_true")
+    parser.add_argument("--skip-no-model", action="store_true")
+    parser.add_argument("--skip-tls", action="store_true")
+    args = parser.parse_args()
+    exe = promptcanary()
+    with tempfile.TemporaryDirectory() as exported:
+        sides: dict[str, Path] = {"this checkout": ROOT}
+        if args.against is not None:
+            sides[args.against] = export(args.against, Path(exported))
+        for code in sides.values():
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", str(code / "promptcanary")], check=True
+            )
+        measure(args, exe, sides)
+
+
+def export(revision: str, folder: Path) -> Path:
+    """The ``promptcanary`` package as of ``revision``, written into ``folder``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "promptcanary"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def measure(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
+    if not args.skip_loop:
+        section_loop(args, exe, sides)
+    if not args.skip_no_model:
+        section_no_model(args, exe, sides)
+    if not args.skip_tls:
+        section_tls(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Commands that call no model never pay for LiteLLM's import (seconds of CPU), nor scipy's.
+
+Each command runs in a fresh interpreter, through the CLI's entry point, and reports which heavy
+modules it loaded; benchmarks/loop_speed.py times the same commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICKSTART = ROOT / "examples" / "quickstart"
+HEAVY = ("litellm", "openai", "scipy", "aiohttp", "tiktoken")
+
+
+def loaded_by(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, list[str]]:
+    """(exit code, heavy modules loaded) of ``promptcanary <args>`` in a fresh interpreter."""
+    code = (
+        "import json, sys\n"
+        "from promptcanary.cli import main\n"
+        "try:\n"
+        f"    code = main({args!r})\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code if isinstance(exc.code, int) else 1\n"
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
+        "print('\\nLOADED:' + json.dumps([code, heavy]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+    marked = [line for line in done.stdout.splitlines() if line.startswith("LOADED:")]
+    assert marked, done.stdout + done.stderr
+    exit_code, heavy = json.loads(marked[-1].removeprefix("LOADED:"))
+    return exit_code, heavy
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["init"],
+        [
+            "compare",
+            "-c",
+            str(QUICKSTART / "canary.yaml"),
+            "--current",
+            str(QUICKSTART / "current-run.json"),
+        ],
+        ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
+        ["report", str(QUICKSTART / "current-run.json")],
+    ],
+    ids=["help", "init", "compare --current", "baselines list", "report"],
+)
+def test_a_command_that_calls_no_model_imports_no_model_client(
+    args: list[str], tmp_path: Path
+) -> None:
+    exit_code, heavy = loaded_by(args, tmp_path)
+    assert exit_code in (0, 1)  # 1: compare found regressions in the quickstart, as designed
+    assert heavy == []
+
+
+def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
+    # The guard above is not vacuous: the same check sees LiteLLM where a model is called.
+    (tmp_path / "canary.yaml").write_text(
+        "name: s\nsamples: 1\nprompts:\n  - hi\nprobes:\n  - type: keyword_presence\n"
+        "    required_keywords: [OK]\n",
+        encoding="utf-8",
+    )
+    with FakeLLMServer() as server:
+        args = ["run", "-c", "canary.yaml", "-p", "openai/gpt-4o-mini", "--api-base"]
+        exit_code, heavy = loaded_by(
+            [*args, server.base_url, "-q"], tmp_path, {"OPENAI_API_KEY": "sk-test"}
+        )
+        answered = len(server.requests)
+    assert (exit_code, answered) == (0, 1)
+    assert "litellm" in heavy
