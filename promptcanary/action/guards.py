@@ -19,11 +19,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from promptcanary.core.render.safety import md_code
-from promptcanary.storage.file import slug
+from promptcanary.storage.file import is_baseline_name
 
-#: A promotion commit's message (action/promote.py writes the same text, on one line, cut at 200
-#: characters; phase B makes it use this constant).
+#: A promotion commit's message (:func:`promotion_message` makes it one line of at most 200
+#: characters); a re-run recognises the promotion it already made by it.
 PROMOTION_MESSAGE = "PromptCanary: promote baseline for {suite} on {model}"
+
+
+def promotion_message(suite_name: str, model_id: str) -> str:
+    """The promotion commit's message for (suite, model): one line, at most 200 characters."""
+    return " ".join(PROMOTION_MESSAGE.format(suite=suite_name, model=model_id).split())[:200]
 
 
 # ── the gate cannot be emptied ───────────────────────────────────────────────────────────────
@@ -31,9 +36,8 @@ PROMOTION_MESSAGE = "PromptCanary: promote baseline for {suite} on {model}"
 
 def baselines_of(names: Sequence[str], suite_name: str, model_id: str) -> list[str]:
     """The names among ``names`` (a folder listing) that are baselines of (suite, model), by the
-    store's file name ``{suite}__{model}__{timestamp}_{id}.json``, oldest first."""
-    prefix = f"{slug(suite_name)}__{slug(model_id)}__"
-    return sorted(n for n in names if n.startswith(prefix) and n.endswith(".json"))
+    store's file names (``{suite}__{model}__{timestamp}_{id}.json``, 0.2's too), by name."""
+    return sorted(n for n in names if is_baseline_name(n, suite_name, model_id))
 
 
 @dataclass(frozen=True)
@@ -81,9 +85,11 @@ def emptied_gate(
     return GateDecision(
         "fail",
         f"The base branch {base} has a baseline of this suite and model ({newest}), but this "
-        "pull request has none: it deletes or renames the baseline the check compares with, "
-        "and comparing with nothing would pass. Restore the file, promote a new baseline (add "
-        "the promote label), or, if dropping it is intended, allow it in the workflow.",
+        "pull request has none: it deletes or renames the baseline the check compares with (or "
+        "was branched before that baseline was added and checked out without the base branch), "
+        "and comparing with nothing would pass. No model was called. Restore the file (or merge "
+        "the base branch in), promote a new baseline with the promote label, or, if dropping "
+        "the baseline is intended, set `allow-baseline-removal: true` in the workflow.",
     )
 
 
@@ -133,8 +139,7 @@ def promotion_state(
     ``event_head_sha`` is the head the label was added on (the event's ``pull_request.head.sha``,
     which a re-run replays unchanged). Labels compare ignoring case, as GitHub does.
     """
-    # promote.py writes the message on one line, cut at 200 characters.
-    message = " ".join(PROMOTION_MESSAGE.format(suite=suite_name, model=model_id).split())[:200]
+    message = promotion_message(suite_name, model_id)
     landed = (
         now.head_sha != event_head_sha
         and now.head_parents == (event_head_sha,)

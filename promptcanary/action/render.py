@@ -140,6 +140,22 @@ def skipped_markdown(reason: str, where: Where, *, marker: str | None = None) ->
     return "\n".join(lines) + _run_link(where)
 
 
+def baseline_removed_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
+    """Summary / comment for a check failed before any model call because the pull request has
+    no baseline where its base branch has one (``reason``: our own words, see guards.py)."""
+    lines = [marker] if marker else []
+    lines += ["## 🐤 PromptCanary: ❌ the baseline was removed", "", reason]
+    return "\n".join(lines) + _run_link(where)
+
+
+def not_promoted_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
+    """Summary / comment for a promotion stopped before any model call (``reason``: our own
+    words: the branch moved since the label was added)."""
+    lines = [marker] if marker else []
+    lines += ["## 🐤 PromptCanary: not promoted", "", reason]
+    return "\n".join(lines) + _run_link(where)
+
+
 def promoted_markdown(
     *,
     snapshot: BaselineSnapshot,

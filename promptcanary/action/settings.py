@@ -58,6 +58,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "fail-on-skip": "false",
     "judge-hosts": "",
     "judge-key-env": "",
+    "allow-baseline-removal": "false",
 }
 
 
@@ -101,6 +102,9 @@ class ActionConfig:
     empty: none (see :mod:`.suite_reach`)."""
     judge_key_env: tuple[str, ...] = ()
     """Variables an ``api_key_env`` in canary.yaml may name; empty: none."""
+    allow_baseline_removal: bool = False
+    """Report a pull request without its base branch's baseline as no-baseline instead of
+    failing it (see :mod:`.guards`)."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,7 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         fail_on_behaviour_change=_boolean(environ, "fail-on-behaviour-change"),
         judge_hosts=_hosts(environ, "judge-hosts"),
         judge_key_env=_variables(environ, "judge-key-env"),
+        allow_baseline_removal=_boolean(environ, "allow-baseline-removal"),
     )
 
 

@@ -34,6 +34,9 @@ head, and behaves like GitHub where the Action depends on it:
 - commit statuses (:attr:`FakeRepo.statuses`) need ``statuses: write``, a commit that exists, a
   valid state, a description of at most 140 characters and a URL as ``target_url``; the combined
   status and :meth:`FakeGitHubServer.required_check` judge them as GitHub's merge box does;
+- ``GET /pulls/{n}`` answers a pull request as it is now (its head is its branch's head, its
+  labels those on it now); ``GET /contents/{path}?ref=`` answers a file or lists a folder at a
+  branch or a commit (404 when neither exists there);
 - ``GET /collaborators/{user}/permission`` answers from :attr:`FakeRepo.collaborators`
   (``maintain`` reads as ``write`` and ``triage`` as ``read``, as GitHub does);
 - a protected branch (:meth:`FakeGitHubServer.protect`) refuses ref updates with 422;
@@ -262,7 +265,11 @@ class FakeGitHubServer(LoopbackHTTPServer):
         head_ref: str,
         head_sha: str = HEAD_SHA,
         state: str = "open",
+        merged: bool = False,
+        base_ref: str | None = None,
     ) -> dict[str, Any]:
+        """A pull request from ``head_ref`` (pointed at ``head_sha``) into ``base_ref`` (the
+        default branch when None); ``GET /pulls/{n}`` answers its state, labels and head now."""
         repo = self.repos[full_name]
         self.set_head(full_name, head_ref, head_sha)
         issue = self._issue(
@@ -276,6 +283,8 @@ class FakeGitHubServer(LoopbackHTTPServer):
         )
         issue["state"] = state
         issue["_head_ref"] = head_ref
+        issue["_merged"] = merged
+        issue["_base_ref"] = base_ref or repo.default_branch
         repo.issues[number] = issue
         return issue
 

@@ -84,6 +84,7 @@ def test_a_push_after_the_label_is_a_moved_branch_not_a_promotion(world: World) 
     pushed = world.gh.push(REPO, "changes", {"prompt.txt": b"edited after labelling"})
     run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.returncode == 5 and run.outputs["result"] == "branch-moved"
+    assert world.llm.requests == []  # the pull request was read first: nothing measured
     repo = world.gh.repos[REPO]
     assert repo.heads["changes"] == pushed and repo.commits == [] and repo.dispatches == []
     body = world.bot_comments()[0]["body"]
@@ -93,8 +94,11 @@ def test_a_push_after_the_label_is_a_moved_branch_not_a_promotion(world: World) 
 
 def test_two_queued_promotions_of_one_head_commit_only_once(world: World) -> None:
     first = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
+    requests = len(world.llm.requests)
+    # The label added twice: the second run finds the first one's promotion on the head.
     second = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
-    assert (first.outputs["result"], second.outputs["result"]) == ("promoted", "branch-moved")
+    assert (first.outputs["result"], second.outputs["result"]) == ("promoted", "skipped")
+    assert second.returncode == 0 and len(world.llm.requests) == requests
     assert len(world.gh.repos[REPO].commits) == 1
 
 

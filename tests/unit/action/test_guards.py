@@ -43,6 +43,10 @@ def test_baselines_of_picks_the_pairs_files_by_the_stores_own_names() -> None:
         f"{mine}.bak",
     ]
     assert baselines_of(names, SUITE, MODEL) == [mine]
+    # promptcanary 0.2's names (a timestamp to the second, the model's '/' as '-') are found too,
+    # as the store finds them.
+    old = "support-bot__openai-gpt-4o-mini__20250301T120000_0123abcd.json"
+    assert baselines_of([old, *names], SUITE, MODEL) == sorted([old, mine])
 
 
 def gate(head: bool, base: list[str], *, allowed: bool = False) -> GateDecision:

@@ -190,6 +190,15 @@ def test_check_workflow_takes_a_file_name_a_path_or_none(tmp_path: Path) -> None
     assert "'check-workflow' input must be a workflow file name" in bad.value.message
 
 
+def test_allowing_a_baseline_removal_is_opt_in_and_a_boolean(tmp_path: Path) -> None:
+    assert load_config(env(tmp_path)).allow_baseline_removal is False
+    allowed = load_config(env(tmp_path, **{"allow-baseline-removal": "true"}))
+    assert allowed.allow_baseline_removal is True
+    with pytest.raises(ConfigError) as bad:
+        load_config(env(tmp_path, **{"allow-baseline-removal": "yes"}))
+    assert "'allow-baseline-removal' input must be" in bad.value.message
+
+
 def test_the_running_workflow_file_comes_from_github_workflow_ref(tmp_path: Path) -> None:
     ctx = load_context(
         {
