@@ -265,8 +265,8 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
 def promoted(
     s: Session, measured: pipeline.BaselineRun, files: ReportFiles, policy: pipeline.GatePolicy
 ) -> Outcome:
-    """Commit the baseline the pipeline saved to the branch; a run it refused (unusable) is
-    reported as inconclusive and nothing is committed."""
+    """Commit the baseline the pipeline saved (with its summary) to the branch; a run it refused
+    (unusable) is reported as inconclusive and nothing is committed."""
     run = measured.run
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
     if measured.saved is None:
@@ -330,6 +330,7 @@ def promoted(
             branch_moved=moved,
             check_run=check_run,
             needs_person=_needs_person(s) if promotion.commit is not None else None,
+            with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
 
     markdown = body()

@@ -9,6 +9,7 @@ inject HTML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptcanary.action import comment
@@ -140,6 +141,14 @@ def skipped_markdown(reason: str, where: Where, *, marker: str | None = None) ->
     return "\n".join(lines) + _run_link(where)
 
 
+def _together(files: Sequence[str]) -> str:
+    """`` with `a` and `b``` for the files saved with a baseline ('' for none)."""
+    named = [md_code(f, 200) for f in files]
+    if not named:
+        return ""
+    return " with " + (", ".join(named[:-1]) + " and " + named[-1] if named[1:] else named[0])
+
+
 def baseline_removed_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
     """Summary / comment for a check failed before any model call because the pull request has
     no baseline where its base branch has one (``reason``: our own words, see guards.py)."""
@@ -173,8 +182,10 @@ def promoted_markdown(
     branch_moved: bool = False,
     check_run: str | None = None,
     needs_person: str | None = None,
+    with_files: Sequence[str] = (),
 ) -> str:
-    """Summary / comment after a promotion. ``change`` is the drift Markdown against the
+    """Summary / comment after a promotion. ``with_files`` are the other files saved with the
+    baseline (its summary, a first ``.gitattributes``), committed in the same commit. ``change`` is the drift Markdown against the
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
     ``check_run`` names the check run published on the new commit; ``check_note`` says whether
     the check workflow was started on the new head and ``needs_person`` what is left to a
@@ -190,8 +201,8 @@ def promoted_markdown(
         lines += [f"## 🐤 PromptCanary: new baseline for {suite} on {model}", ""]
         what = f"[a commit]({url})" if url else "a commit"
         lines.append(
-            f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
-            f"in {what}, on top of the commit it measured."
+            f"This run was saved as the baseline {path} and committed{_together(with_files)} "
+            f"to {md_code(branch, 100)} in {what}, on top of the commit it measured."
         )
         if check_run:
             lines += [
@@ -216,7 +227,8 @@ def promoted_markdown(
     else:
         lines += [f"## 🐤 PromptCanary: promotion failed for {suite} on {model}", ""]
         lines.append(
-            f"This run was saved as {path} in the workspace, but **committing it to "
+            f"This run was saved as {path}{_together(with_files)} in the workspace, but "
+            f"**committing it to "
             f"{md_code(branch, 100)} failed**"
             + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
         )

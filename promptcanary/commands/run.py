@@ -102,7 +102,15 @@ def run_command(args: RunArgs) -> int:
         )
     if measured.saved is not None:
         saved = measured.saved
-        stderr_console().print(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+        # Every file belongs in the repository: the summary is what reviewers read, the
+        # .gitattributes (first save) collapses the JSON in pull request diffs.
+        written = "\n".join(f"  {path}" for path in saved.files)
+        stderr_console().print(
+            f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}\n"
+            f"Commit every file it wrote:\n{written}",
+            markup=False,
+            soft_wrap=True,  # a long path stays one line, to copy
+        )
     if unsaved:
         raise unsaved[0]
     if shard is not None and run.shard is not None:

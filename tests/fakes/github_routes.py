@@ -498,6 +498,7 @@ class Router(ChecksRoutes, StatusRoutes):
                 "message": commit["message"],
                 "branch": branch,
                 "path": changed[0] if len(changed) == 1 else changed,
+                "paths": changed,
                 "parents": list(commit["parents"]),
                 "author": self.token.login,
                 "html_url": f"https://github.test/{repo.full_name}/commit/{sha}",

@@ -68,7 +68,7 @@ def test_promotion_commits_on_the_measured_head_and_starts_the_check(world: Worl
     [commit] = repo.commits
     assert commit["branch"] == "changes" and commit["parents"] == [HEAD_SHA]
     assert repo.heads["changes"] == commit["sha"]
-    assert commit["path"] == run.outputs["baseline-path"]
+    assert run.outputs["baseline-path"] in commit["paths"]
     # A commit made with GITHUB_TOKEN starts no workflow: the check is dispatched on the branch.
     assert repo.dispatches == [
         {"workflow": "promptcanary-pr.yml", "ref": "changes", "inputs": {}, "login": BOT}

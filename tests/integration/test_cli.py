@@ -82,6 +82,14 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
         assert "Saved baseline" in proc.stderr
         saved = list((project / "baselines").glob("cli-suite__openai-fake__*.json"))
         assert len(saved) == 1
+        # Every file the save wrote is named, to be committed with it.
+        written = proc.stderr.split("Commit every file it wrote:", 1)[1].split()
+        assert [Path(p).name for p in written[:3]] == [
+            saved[0].name,
+            "cli-suite__openai-fake.summary.md",
+            ".gitattributes",
+        ]
+        assert all((project / p).is_file() for p in written[:3])
         assert "sk-test-cli-key-123" not in saved[0].read_text()
         run1 = json.loads((project / "run1.json").read_text())
         assert len(run1["probe_results"]) == 4

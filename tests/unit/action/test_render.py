@@ -66,6 +66,7 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
         check_note=render.check_started_note("promptcanary-pr.yml", "feature/x"),
         check_run="PromptCanary: support-bot (openai/fake)",
         needs_person=render.needs_person_note(default_token=True),
+        with_files=["baselines/support-bot__openai-fake.summary.md", "baselines/.gitattributes"],
     )
     assert_golden("action_promoted.md", body)
 
