@@ -126,10 +126,7 @@ def baseline_removed(s: Session, error: BaselineRemovedError) -> Outcome:
     summary, the sticky comment and the required check."""
     marker = render.comment_marker(error.suite_name, error.model)
     markdown = render.baseline_removed_markdown(error.reason, s.where, marker=marker)
-    folder = reports_dir(
-        s.context, warn=lambda text: s.workflow.warning(text, title="PromptCanary")
-    )
-    files = ReportFiles(folder, error.suite_name, error.model, owner_of=s.context.workspace)
+    files = _report_files(s, error.suite_name, error.model)
     outcome = Outcome(BASELINE_REMOVED, EXIT_DRIFT, report_path=files.write(".md", markdown))
     s.workflow.add_summary(markdown.removeprefix(marker).lstrip("\n"))
     s.workflow.error(error.reason.replace("`", ""), title="PromptCanary: the baseline was removed")
@@ -183,16 +180,21 @@ def promotion_now(s: Session) -> Outcome | None:
         return skipped(s, state.reason)
     marker = render.comment_marker(suite_name, model)
     markdown = render.not_promoted_markdown(state.reason, s.where, marker=marker)
-    folder = reports_dir(
-        s.context, warn=lambda text: s.workflow.warning(text, title="PromptCanary")
-    )
-    files = ReportFiles(folder, suite_name, model, owner_of=s.context.workspace)
+    files = _report_files(s, suite_name, model)
     outcome = Outcome(
         "branch-moved", EXIT_PROMOTION_FAILED, report_path=files.write(".md", markdown)
     )
     s.workflow.add_summary(markdown.removeprefix(marker).lstrip("\n"))
     outcome.comment_url = s.comment(marker, markdown, files)
     return s.finish(outcome)
+
+
+def _report_files(s: Session, suite_name: str, model: str) -> ReportFiles:
+    """Where this run's report of (suite, model) is written (the ``report-path`` output)."""
+    folder = reports_dir(
+        s.context, warn=lambda text: s.workflow.warning(text, title="PromptCanary")
+    )
+    return ReportFiles(folder, suite_name, model, owner_of=s.context.workspace)
 
 
 def _suite_and_model(s: Session) -> tuple[str, str]:
