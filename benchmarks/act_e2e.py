@@ -237,7 +237,7 @@ def main() -> int:
             gh_repo = gh.repos[REPO]
             gh_repo.issues[PR]["labels"].append(gh._label(gh_repo, LABEL))
             promote = run_act(args, repo, labeled, secrets=secrets, env=env, name="promote")
-            commits = [(c["branch"], c["path"]) for c in gh_repo.commits]
+            commits = [(c["branch"], c["paths"]) for c in gh_repo.commits]
             if not commits:
                 promote.result += " (no commit reached GitHub)"
             outcomes.append(promote)

@@ -161,6 +161,14 @@ BatchIdOpt = Annotated[
         "submitting a new one.",
     ),
 ]
+EnvFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--env-file",
+        help="Read provider keys from this .env file [default: .env next to canary.yaml and "
+        "in the current folder; none when CI is set].",
+    ),
+]
 OutMdOpt = Annotated[Path | None, typer.Option("--output-md", help="Write a Markdown report.")]
 OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an HTML report.")]
 
@@ -199,6 +207,7 @@ def run(
     workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
+    env_file: EnvFileOpt = None,
     replay: ReplayOpt = None,
     batch: BatchOpt = False,
     batch_timeout: BatchTimeoutOpt = "24h",
@@ -271,6 +280,7 @@ def compare(
     workers: WorkersOpt = None,
     max_cost: MaxCostOpt = None,
     api_base: ApiBaseOpt = None,
+    env_file: EnvFileOpt = None,
     replay: ReplayOpt = None,
     batch: BatchOpt = False,
     batch_timeout: BatchTimeoutOpt = "24h",

@@ -14,6 +14,7 @@
     ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
     ├── StorageError                  baselines could not be read or written                 (exit 2)
     │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
+    │   ├── BaselineRemovedError      (Action) the pull request removed its base's baseline  (exit 1)
     │   └── CorruptBaselineError      a baseline file is not valid                           (exit 2)
     │       └── StoredFormError       a stored-form baseline's blocks do not add up (also ValueError)
     ├── GitHubError                   the GitHub API refused or failed                       (exit 1)
@@ -26,7 +27,8 @@ Exit codes live in one place — the ``EXIT_*`` constants and :data:`EXIT_CODES`
 CLI and the Action both use :func:`exit_code_for` (``error.exit_code`` reads the same table):
 
     0  ok: no drift at or over the threshold
-    1  drift at or over the threshold (``--fail-on-severity`` / ``fail-on-severity``)
+    1  drift at or over the threshold (``--fail-on-severity`` / ``fail-on-severity``); (Action)
+       a pull request without the baseline its base branch has
     2  usage, configuration or input error
     3  could not measure: inconclusive run, provider down, no baseline
     4  a bug in PromptCanary (an exception it did not raise on purpose)
@@ -254,6 +256,19 @@ class BaselineNotFoundError(StorageError, FileNotFoundError):
     """No baseline matches; there is nothing to compare with yet."""
 
 
+class BaselineRemovedError(StorageError):
+    """A check found no baseline where the base branch of the change has one: the pull request
+    deletes or renames the baseline it is judged by, and comparing with nothing would pass (or
+    whether it did could not be read). The Action fails the check before any model call."""
+
+    def __init__(self, message: str, *, suite_name: str, model: str, reason: str) -> None:
+        super().__init__(message)
+        self.suite_name = suite_name
+        self.model = model
+        self.reason = reason
+        """Markdown for the summary, the comment and the check run."""
+
+
 class CorruptBaselineError(StorageError):
     """A baseline file exists but is not a valid PromptCanary snapshot."""
 
@@ -303,6 +318,8 @@ EXIT_CODES: dict[type[BaseException], int] = {
     MeasurementError: EXIT_INCONCLUSIVE,
     StorageError: EXIT_USAGE,
     BaselineNotFoundError: EXIT_INCONCLUSIVE,
+    # The gate fails: comparing with nothing would have passed.
+    BaselineRemovedError: EXIT_DRIFT,
     GitHubError: EXIT_DRIFT,
     # A promotion was measured, but its baseline could not be committed.
     BranchMovedError: EXIT_PROMOTION_FAILED,

@@ -18,7 +18,7 @@ from promptcanary.errors import ConfigError
 if TYPE_CHECKING:
     from promptcanary.providers.credentials import MissingCredentialsError
 
-Activity = Literal["check", "promote", "watch", "skip"]
+Activity = Literal["check", "promote", "watch", "skip", "fork"]
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 
@@ -29,7 +29,9 @@ class Plan:
 
     activity: Activity
     """check: measure and gate; promote: measure and commit a baseline; watch: measure and keep
-    an issue; skip: do nothing but explain why."""
+    an issue; skip: do nothing but explain why; fork: no model call, publish the required check
+    as "not measured" on a fork's pull request (a ``workflow_run`` companion, see
+    :func:`fork_plan`)."""
     reason: str = ""
     """Why the run is skipped (shown in the summary), or a note on the choice."""
     pr_number: int | None = None
@@ -42,6 +44,9 @@ class Plan:
     unmeasured: bool = False
     """The skip is one where GitHub withholds secrets (fork, Dependabot): ``fail-on-skip``
     turns it into a failure."""
+    head_sha: str | None = None
+    """The commit the verdict goes on when it is not the event's pull request head or
+    ``GITHUB_SHA`` (a fork's head, from a ``workflow_run`` event)."""
 
 
 def decide(config: ActionConfig, context: GitHubContext) -> Plan:
@@ -53,6 +58,8 @@ def decide(config: ActionConfig, context: GitHubContext) -> Plan:
     pr = context.pull_request
     pr_number = _pr_number(context)
     mode = config.mode
+    if mode == "auto" and context.event_name == "workflow_run":
+        return fork_plan(context)
     if mode == "auto":
         mode = _auto_mode(config, context)
         if mode == "skip":
@@ -102,6 +109,48 @@ FORK_SECRETS_WARNING = (
     "that run executes the fork's canary.yaml and custom probes with this repository's secrets "
     "(provider keys, the workflow's token)."
 )
+
+
+def fork_plan(context: GitHubContext) -> Plan:
+    """A ``workflow_run`` event (the fork companion, examples/workflows/promptcanary-fork.yml):
+    the run it follows was a pull request's check; when that pull request comes from a fork,
+    its own run had no secrets and a read-only token and published nothing, so this one marks
+    the required check on the fork's head as not measured. Anything else is left alone (the
+    check workflow published its own verdict)."""
+    run = context.event.get("workflow_run")
+    run = run if isinstance(run, dict) else {}
+    head_repo = run.get("head_repository") if isinstance(run.get("head_repository"), dict) else {}
+    base_repo = run.get("repository") if isinstance(run.get("repository"), dict) else {}
+    sha = str(run.get("head_sha") or "")
+    if run.get("event") not in PR_EVENTS or not sha:
+        return Plan(
+            "skip",
+            reason=(
+                f"This `workflow_run` follows a {md_code(str(run.get('event') or '?'), 40)} run, "
+                "not a pull request's check: nothing to mark."
+            ),
+        )
+    fork = is_fork({"head": {"repo": head_repo or None}, "base": {"repo": base_repo}})
+    if not fork:
+        return Plan(
+            "skip",
+            reason="The pull request of this `workflow_run` is not from a fork: its own check "
+            "published the verdict, nothing to mark.",
+        )
+    who = md_code(str((head_repo or {}).get("full_name") or "a deleted fork"), 100)
+    return Plan(
+        "fork",
+        reason=(
+            f"This pull request comes from a fork ({who}): GitHub gives its check workflow no "
+            "secrets and a read-only token, so no model was called and nothing was measured. "
+            "The required check is marked *not measured* so the pull request does not wait "
+            "for it forever (set `fail-on-skip: true` in this workflow to fail it instead). A "
+            "maintainer can measure the change from a branch of this repository, or after "
+            "merging. " + FORK_SECRETS_WARNING
+        ),
+        unmeasured=True,
+        head_sha=sha,
+    )
 
 
 def _fork_reason(mode: str) -> str:

@@ -1,8 +1,10 @@
-"""After a promotion: start the check workflow on the branch (optional, ``check-workflow``).
+"""After a promotion: start the check workflow on the branch (opt-in, ``check-workflow``).
 
-The check run published on the promotion commit already makes the pull request green when that
-check run is the required one; the dispatch is for repositories that require the check *job*.
-The workflow is looked up first, so a name that does not exist is a one-line note, not a 404.
+The status and check run published on the promotion commit already meet the required check; the
+dispatch is for repositories that require the check *job*. It is off by default: it pays for a
+second model run, GitHub keeps a dispatched run's job check off the pull request, and it needs
+``actions: write`` in a job that runs the pull request's suite. The workflow is looked up first,
+so a name that does not exist is a one-line note, not a 404.
 """
 
 from __future__ import annotations
@@ -18,14 +20,11 @@ if TYPE_CHECKING:
 
 
 def start_check(s: Session, branch: str) -> str:
-    """Dispatch ``check-workflow`` on ``branch``; returns the promotion comment's line about it."""
+    """Dispatch ``check-workflow`` on ``branch``; returns the promotion comment's line about it
+    ('' with ``check-workflow: none``)."""
     workflow = s.config.check_workflow
     if workflow == "none":
-        return (
-            "ℹ️ `check-workflow: none`: PromptCanary started no workflow. A commit made with a "
-            "GitHub App or personal token starts the check by itself; with the workflow's own "
-            "token, push a commit or close and reopen the pull request to run the check job."
-        )
+        return ""  # the default: what the new head still needs is in the needs-a-person note
     if s.github is None:
         return render.check_not_started_note("there is no GitHub token.")
     github = s.github

@@ -20,6 +20,7 @@ from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same
 from promptcanary.action.outcome import Outcome, ReportFiles
 from promptcanary.action.promote import check_in_workspace, commit_baseline
 from promptcanary.action.session import CheckRun, Session, skipped
+from promptcanary.action.suite_reach import check_suite_reach
 from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.core.reporter import run_to_json
 from promptcanary.errors import (
@@ -56,11 +57,15 @@ PROMOTING_PERMISSIONS = ("admin", "write")
 def starting(s: Session, ready: pipeline.Ready) -> None:
     """Just before the first request (the pipeline's announcement): find the pull request of a
     dispatched check, make sure the promote label exists, say what runs, show the plan in the
-    summary, and refuse a promotion whose baseline could not be written."""
+    summary, and refuse a promotion whose baseline could not be written. A suite sending a key
+    where the workflow does not allow stops here, before any GitHub write; a check's required
+    check is set pending."""
+    check_suite_reach(ready.suite, s.config)
     if s.plan.activity == "check" and s.plan.pr_number is None:
         s.plan = _with_dispatched_pull_request(s)
     if s.plan.activity == "check":
         ensure_promote_label(s)
+        s.required.start(s.head_sha(), ready.suite.name, ready.model)
     s.workflow.print_untrusted(
         f"PromptCanary: {s.plan.activity} — suite '{ready.suite.name}' on {ready.model} "
         f"({len(ready.suite.prompts)} prompts × {len(ready.suite.probes)} probes)"
@@ -260,8 +265,8 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
 def promoted(
     s: Session, measured: pipeline.BaselineRun, files: ReportFiles, policy: pipeline.GatePolicy
 ) -> Outcome:
-    """Commit the baseline the pipeline saved to the branch; a run it refused (unusable) is
-    reported as inconclusive and nothing is committed."""
+    """Commit the baseline the pipeline saved (with its summary) to the branch; a run it refused
+    (unusable) is reported as inconclusive and nothing is committed."""
     run = measured.run
     marker = render.comment_marker(run.suite_name, run.provider.model_id)
     if measured.saved is None:
@@ -325,6 +330,7 @@ def promoted(
             branch_moved=moved,
             check_run=check_run,
             needs_person=_needs_person(s) if promotion.commit is not None else None,
+            with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
 
     markdown = body()

@@ -3,9 +3,10 @@
 :class:`GitHubClient` is one repository's client with all the features, each written where its
 reason to change is: the connection, identity and write policy (:mod:`.github_repo`,
 :mod:`.github_calls`), the watch issue (:mod:`.github_issues`), promotion commits
-(:mod:`.github_commit`), check runs and workflow dispatches (:mod:`.github_runs`), and, here, the
-pull request: the sticky comment, labels, who may promote. A new feature is a method of one of
-them, or a class of its own added to :class:`GitHubClient`'s bases.
+(:mod:`.github_commit`), files at a ref (:mod:`.github_contents`), check runs and workflow
+dispatches (:mod:`.github_runs`), commit statuses (:mod:`.github_statuses`), and, here, the pull request: the sticky comment, labels, who
+may promote. A new feature is a method of one of them, or a class of its own added to
+:class:`GitHubClient`'s bases.
 
 Every method raises :class:`promptcanary.errors.GitHubError` (with the HTTP status) when GitHub
 refuses or fails, so the caller can keep the report and warn instead of crashing.
@@ -20,9 +21,12 @@ from typing import Any
 from promptcanary.action.comment import starts_with_marker
 from promptcanary.action.github_calls import SECONDARY_RATE_WAIT_S, call
 from promptcanary.action.github_commit import CommitResult, Commits
+from promptcanary.action.github_contents import Contents
 from promptcanary.action.github_issues import IssueRef, WatchIssues
 from promptcanary.action.github_repo import DEFAULT_BOT_LOGIN, RepoClient, same_login
 from promptcanary.action.github_runs import CheckRunRef, Runs
+from promptcanary.action.github_statuses import Statuses
+from promptcanary.action.guards import PullRequestNow
 from promptcanary.errors import (
     BranchMovedError,
     BranchNotFoundError,
@@ -54,7 +58,7 @@ class CommentRef:
     html_url: str
 
 
-class GitHubClient(WatchIssues, Commits, Runs):
+class GitHubClient(WatchIssues, Commits, Contents, Runs, Statuses):
     """Narrow client for one repository (``GitHubClient.connect(token=..., api_url=...,
     repository=...)``, or ``GitHubClient(Github(...), "owner/name")``).
 
@@ -198,6 +202,24 @@ class GitHubClient(WatchIssues, Commits, Runs):
         )
         permission = str(data.get("permission") or "none")
         return permission, str(data.get("role_name") or permission)
+
+    def pull_request_now(self, number: int) -> PullRequestNow:
+        """Pull request ``number`` as it is now (state, labels, head) and its head commit's
+        parents and message: what a replayed event no longer says."""
+        data = call(f"read pull request #{number}", lambda: self.request("GET", f"/pulls/{number}"))
+        head = str((data.get("head") or {}).get("sha") or "")
+        commit = call(
+            f"read the head commit {head[:12]} of #{number}",
+            lambda: self.request("GET", f"/git/commits/{head}"),
+        )
+        return PullRequestNow(
+            state=str(data.get("state") or ""),
+            merged=bool(data.get("merged")),
+            labels=tuple(str(label.get("name") or "") for label in data.get("labels") or []),
+            head_sha=head,
+            head_parents=tuple(str(p.get("sha") or "") for p in commit.get("parents") or []),
+            head_message=str(commit.get("message") or ""),
+        )
 
     def open_pull_for(self, branch: str) -> int | None:
         """The number of the open pull request whose head is ``branch`` of this repository.

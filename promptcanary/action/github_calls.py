@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -30,6 +30,19 @@ SECONDARY_RATE_WAIT_S = 60.0
 #: A rate limit asking for a longer wait than this is reported instead of waited out (a job
 #: should not sit for an hour on a primary rate limit reset).
 MAX_RATE_WAIT_S = 900.0
+
+
+def poll(
+    probe: Callable[[], T | None], *, pauses: Sequence[float], pause: Callable[[float], None]
+) -> T | None:
+    """``probe()`` after each of ``pauses`` until it finds something; None when it never does.
+    For reading back a write whose effect GitHub creates after answering (a dispatched run)."""
+    for seconds in pauses:
+        pause(seconds)
+        found = probe()
+        if found is not None:
+            return found
+    return None
 
 
 def call(what: str, fn: Callable[[], T]) -> T:

@@ -1,13 +1,15 @@
-"""A file committed as a compare-and-swap through GitHub's Git Data API (no git, no checkout).
+"""Files committed as a compare-and-swap through GitHub's Git Data API (no git, no checkout).
 
-blob → tree (on the parent's tree) → commit (parent = the measured commit) → ref update with
-``force: false``, which GitHub refuses unless it is a fast forward: a push that came in after the
-parent was measured makes it fail instead of landing the file on code that was never measured.
+a blob per file → one tree (on the parent's tree) → one commit (parent = the measured commit) →
+ref update with ``force: false``, which GitHub refuses unless it is a fast forward: a push that
+came in after the parent was measured makes it fail instead of landing the files on code that was
+never measured. All the files land in that one commit, or none does.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from promptcanary.action.github_calls import call
@@ -32,22 +34,24 @@ PROTECTION_MESSAGES = (
 
 @dataclass(frozen=True)
 class CommitResult:
-    """A file committed on top of a known parent."""
+    """Files committed on top of a known parent."""
 
-    path: str
+    paths: tuple[str, ...]
+    """Every file of the commit, in the order given."""
     branch: str
     sha: str
     html_url: str
 
 
 class Commits(RepoClient):
-    """A file committed as a compare-and-swap on a branch (see the module docstring)."""
+    """Files committed as a compare-and-swap on a branch (see the module docstring)."""
 
-    def commit_file(
-        self, *, path: str, content: bytes, branch: str, parent: str, message: str
+    def commit_files(
+        self, files: Mapping[str, bytes], *, branch: str, parent: str, message: str
     ) -> CommitResult:
-        """Commit ``content`` at ``path`` as a child of ``parent`` and move ``branch`` to it, only
-        if the branch still points at ``parent`` (or an ancestor of it).
+        """Commit ``files`` (repository path → content) in one commit, a child of ``parent``,
+        and move ``branch`` to it, only if the branch still points at ``parent`` (or an ancestor
+        of it).
 
         Raises:
             BranchMovedError: the branch moved on since ``parent``.
@@ -70,28 +74,24 @@ class Commits(RepoClient):
                     hint="Nothing was committed. Push the branch again and re-add the label.",
                 ) from None
             raise
-        encoded = base64.b64encode(content).decode("ascii")
         # Blobs, trees and commits are content-addressed and reach no branch: sending one twice
         # is harmless, so they count as safe to repeat.
-        blob = self.send(
-            f"upload {path}",
-            lambda: self.request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
-            safe=True,
-        )
+        entries = [
+            {"path": path, "mode": "100644", "type": "blob", "sha": self._upload(path, content)}
+            for path, content in files.items()
+        ]
+        named = ", ".join(files)
         tree = self.send(
-            f"build the tree for {path}",
+            f"build the tree for {named}",
             lambda: self.request(
                 "POST",
                 "/git/trees",
-                {
-                    "base_tree": parent_commit["tree"]["sha"],
-                    "tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}],
-                },
+                {"base_tree": parent_commit["tree"]["sha"], "tree": entries},
             ),
             safe=True,
         )
         commit = self.send(
-            f"create the commit for {path}",
+            f"create the commit for {named}",
             lambda: self.request(
                 "POST",
                 "/git/commits",
@@ -115,11 +115,21 @@ class Commits(RepoClient):
         except GitHubError as exc:
             raise _ref_refusal(exc, branch, parent, self.repository) from None
         return CommitResult(
-            path=path,
+            paths=tuple(files),
             branch=branch,
             sha=str(commit["sha"]),
             html_url=str(commit.get("html_url") or ""),
         )
+
+    def _upload(self, path: str, content: bytes) -> str:
+        """The blob of ``content`` (its SHA), uploaded for the file at ``path``."""
+        encoded = base64.b64encode(content).decode("ascii")
+        blob = self.send(
+            f"upload {path}",
+            lambda: self.request("POST", "/git/blobs", {"content": encoded, "encoding": "base64"}),
+            safe=True,
+        )
+        return str(blob["sha"])
 
     def branch_at(self, branch: str, sha: str) -> bool:
         """True when ``branch`` points at ``sha`` now (False when that cannot be read)."""

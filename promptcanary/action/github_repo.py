@@ -1,7 +1,8 @@
 """The connection every GitHub feature of the Action goes through: one repository, over PyGithub.
 
-Reads are retried by PyGithub; writes go through :class:`~promptcanary.action.github_calls.Sender`,
-which waits out rate limits and never sends a write twice blindly. Every method raises
+Reads are retried by PyGithub (a 429 too: :mod:`.github_retry`); writes go through
+:class:`~promptcanary.action.github_calls.Sender`, which waits out rate limits and never sends a
+write twice blindly. Every method raises
 :class:`promptcanary.errors.GitHubError` (with the HTTP status) when GitHub refuses or fails.
 """
 
@@ -37,7 +38,7 @@ class RepoClient:
     """A connection to one repository: raw calls, the write policy and who we are.
 
     The GitHub features (:mod:`.github_issues`, :mod:`.github_commit`, :mod:`.github_runs`,
-    pull requests in :mod:`.github`) are classes built on this one;
+    :mod:`.github_statuses`, pull requests in :mod:`.github`) are classes built on this one;
     :class:`~promptcanary.action.github.GitHubClient` has them all.
 
     Args:
@@ -68,25 +69,29 @@ class RepoClient:
     ) -> C:
         """A client for ``repository`` on the API at ``api_url`` (``GITHUB_API_URL``).
 
-        Reads: 5xx answers and rate-limit 403s are retried ``retries`` times by PyGithub with
-        exponential backoff. Writes: see :class:`Sender` (``retries`` more sends at most,
-        pausing through ``sleep``). A ``Retry-After`` header is honoured; a secondary rate
-        limit without one waits ``secondary_rate_wait_s`` (GitHub: at least one minute).
+        Reads: 5xx answers and rate limits (403 or 429) are retried ``retries`` times with
+        exponential backoff (:class:`~.github_retry.ReadRetry`). Writes: see :class:`Sender`
+        (``retries`` more sends at most, pausing through ``sleep``). A ``Retry-After`` header is
+        honoured; a secondary rate limit without one waits ``secondary_rate_wait_s`` (GitHub: at
+        least one minute).
         ``throttle`` keeps PyGithub's pauses between requests (GitHub's advice against secondary
         rate limits); tests turn it off.
         """
-        from github import Auth, Github, GithubRetry
+        from github import Auth, Github
+
+        from promptcanary.action.github_retry import ReadRetry
 
         # PyGithub logs every refused request at INFO to stderr on import; our own warnings say
         # what failed, so only its real problems are let through.
         logging.getLogger("github").setLevel(logging.WARNING)
-        retry = GithubRetry(
+        retry = ReadRetry(  # PyGithub's GithubRetry, plus a 429 without Retry-After
             total=retries,
             backoff_factor=backoff_s,
             secondary_rate_wait=secondary_rate_wait_s,
             respect_retry_after_header=True,
             # Writes are never repeated by PyGithub: a POST answered 502 may have landed.
             allowed_methods=frozenset({"GET", "HEAD"}),
+            pause=sleep,
         )
         gh = Github(
             auth=Auth.Token(token),

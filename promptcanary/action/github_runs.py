@@ -1,24 +1,30 @@
 """Check runs (the Checks API) and workflow dispatches, over the client's REST calls.
 
-Both are writes that must not be sent twice blindly: a second check run of the same name would
-be the one GitHub shows, and a second dispatch pays for a second model run. After a 5xx answer
-each is read back first (see :mod:`promptcanary.action.github_calls`).
+A check run is created completed at once, or started ``in_progress`` before the model is called
+and completed after (see :mod:`promptcanary.action.required_check`). Both kinds of write must not
+be sent twice blindly: a second check run of the same name would be the one GitHub shows,
+annotations would be appended twice, and a second dispatch pays for a second model run. After a
+5xx answer each is read back first (see :mod:`promptcanary.action.github_calls`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from promptcanary.action.github_calls import call
+from promptcanary.action.github_calls import call, poll
 from promptcanary.action.github_repo import RepoClient
 from promptcanary.errors import GitHubError
 
 #: GitHub takes at most this many annotations per check-run request; more go in updates.
 ANNOTATIONS_PER_REQUEST = 50
-#: How long a dispatched run may take to show in the runs list before it is looked for.
-DISPATCH_SETTLE_S = 5.0
+#: The pauses before each look for a dispatched run after a 5xx answer (a minute in all).
+#: GitHub answers a dispatch before it creates the run, so the run shows in the runs list a
+#: moment later; a dispatch whose run has not shown within this is taken as lost and sent again
+#: (a lost dispatch would leave the new head without its check; a second one pays a second run).
+DISPATCH_READ_BACK_S = (5.0, 10.0, 15.0, 30.0)
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,13 @@ class CheckRunRef:
 
     id: int
     html_url: str
+
+
+def check_run_ref(answer: Any) -> CheckRunRef:
+    """The check run GitHub answered with (its JSON), or the one a read-back already found."""
+    if isinstance(answer, CheckRunRef):
+        return answer
+    return CheckRunRef(int(answer["id"]), str(answer.get("html_url") or ""))
 
 
 class Runs(RepoClient):
@@ -55,33 +68,129 @@ class Runs(RepoClient):
 
         def existing() -> CheckRunRef | None:
             # The same name, title and summary on the same commit: ours, created before the 5xx.
-            data = self.request(
-                "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
+            return self._find_check_run(
+                head_sha,
+                name,
+                lambda run, output: (
+                    (output.get("title"), output.get("summary")) == (title, summary)
+                ),
             )
-            for run in data.get("check_runs") or []:
-                output = run.get("output") or {}
-                if output.get("title") == title and output.get("summary") == summary:
-                    return CheckRunRef(int(run["id"]), str(run.get("html_url") or ""))
-            return None
 
         created = self.send(
             f"create the check run '{name}'",
             lambda: self.request("POST", "/check-runs", body),
             read_back=existing,
         )
-        ref = (
-            created
-            if isinstance(created, CheckRunRef)
-            else CheckRunRef(int(created["id"]), str(created.get("html_url") or ""))
+        ref = check_run_ref(created)
+        self.append_rest(ref.id, title=title, summary=summary, rest=rest, sent=len(first))
+        return ref
+
+    def start_check_run(
+        self,
+        *,
+        name: str,
+        head_sha: str,
+        title: str,
+        summary: str,
+        details_url: str | None,
+    ) -> CheckRunRef:
+        """A check run ``name`` on ``head_sha``, ``in_progress`` until :meth:`complete_check_run`.
+        After a 5xx it is looked for (in progress, same title) before it is sent again."""
+        body: dict[str, Any] = {
+            "name": name,
+            "head_sha": head_sha,
+            "status": "in_progress",
+            "output": {"title": title, "summary": summary},
+        }
+        if details_url:
+            body["details_url"] = details_url
+
+        def existing() -> CheckRunRef | None:
+            return self._find_check_run(
+                head_sha,
+                name,
+                lambda run, output: (
+                    run.get("status") == "in_progress" and output.get("title") == title
+                ),
+            )
+
+        created = self.send(
+            f"start the check run '{name}'",
+            lambda: self.request("POST", "/check-runs", body),
+            read_back=existing,
         )
-        total = len(first)
+        return check_run_ref(created)
+
+    def complete_check_run(
+        self,
+        run_id: int,
+        *,
+        conclusion: str,
+        title: str,
+        summary: str,
+        annotations: list[dict[str, Any]],
+    ) -> CheckRunRef:
+        """Complete the started check run ``run_id`` with ``conclusion`` and its report;
+        annotations beyond the first 50 are appended by further updates of 50. After a 5xx the
+        run is read back (completed with this conclusion) before it is sent again."""
+        first = annotations[:ANNOTATIONS_PER_REQUEST]
+        rest = annotations[ANNOTATIONS_PER_REQUEST:]
+        body = {
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": {"title": title, "summary": summary, "annotations": first},
+        }
+
+        def completed() -> CheckRunRef | None:
+            run = self.request("GET", f"/check-runs/{run_id}")
+            output = run.get("output") or {}
+            if (
+                run.get("status") == "completed"
+                and run.get("conclusion") == conclusion
+                and int(output.get("annotations_count") or 0) >= len(first)
+            ):
+                return check_run_ref(run)
+            return None
+
+        done = self.send(
+            f"complete check run {run_id}",
+            lambda: self.request("PATCH", f"/check-runs/{run_id}", body),
+            read_back=completed,
+        )
+        ref = check_run_ref(done)
+        self.append_rest(ref.id, title=title, summary=summary, rest=rest, sent=len(first))
+        return ref
+
+    def _find_check_run(
+        self, head_sha: str, name: str, ours: Callable[[Any, Any], bool]
+    ) -> CheckRunRef | None:
+        """The check run ``name`` on ``head_sha`` for which ``ours(run, output)`` holds: a
+        creation answered 5xx that landed after all."""
+        data = self.request(
+            "GET", f"/commits/{head_sha}/check-runs?check_name={quote(name, safe='')}"
+        )
+        for run in data.get("check_runs") or []:
+            if ours(run, run.get("output") or {}):
+                return check_run_ref(run)
+        return None
+
+    def append_rest(
+        self,
+        run_id: int,
+        *,
+        title: str,
+        summary: str,
+        rest: list[dict[str, Any]],
+        sent: int,
+    ) -> None:
+        """Add the annotations beyond the ``sent`` ones already on the check run, 50 a request."""
+        total = sent
         for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
             batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
             total += len(batch)
             self._append_annotations(
-                ref.id, title=title, summary=summary, batch=batch, expected=total
+                run_id, title=title, summary=summary, batch=batch, expected=total
             )
-        return ref
 
     def _append_annotations(
         self,
@@ -144,12 +253,14 @@ class Runs(RepoClient):
 
         before = count()
 
+        def new_run() -> bool | None:
+            after = count()
+            return True if after is not None and before is not None and after > before else None
+
         def landed() -> bool | None:
             if before is None:
                 return None
-            self.sender.pause(DISPATCH_SETTLE_S)
-            after = count()
-            return True if after is not None and after > before else None
+            return poll(new_run, pauses=DISPATCH_READ_BACK_S, pause=self.sender.pause)
 
         self.send(
             f"start the workflow '{workflow}' on '{ref}'",

@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from promptcanary import pipeline
-from promptcanary.action import flows, render
+from promptcanary.action import flows, forks, preflight, render
 from promptcanary.action.activities import (
     Plan,
     decide,
@@ -32,6 +32,7 @@ from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
     EXIT_INTERNAL,
+    BaselineRemovedError,
     PromptCanaryError,
     exit_code_for,
     redact,
@@ -69,11 +70,17 @@ def action(
         return flows.skipped(
             session, _with_withheld(plan, config, environ), unmeasured=plan.unmeasured
         )
+    if plan.activity == "fork":  # the workflow_run companion: no model call, no secret
+        return forks.not_measured(session)
     if plan.activity == "promote":
         # Before any model call: a label added by someone who may not promote costs nothing.
         refusal = flows.promotion_refusal(session)
         if refusal is not None:
             return flows.skipped(session, refusal)
+        # A re-run of a promotion that landed, or a label taken off since: nothing to pay for.
+        settled = preflight.promotion_now(session)
+        if settled is not None:
+            return settled
     overrides, policy = _overrides(config), _gate_policy(config)
     ports = pipeline.Ports(
         store=WorkspaceStore(config.baseline_dir, context.workspace),
@@ -81,6 +88,8 @@ def action(
         # Just before the first request, after the provider is made: no GitHub write for a run
         # that cannot call its model.
         announce=partial(flows.starting, session),
+        # A check without a baseline asks the base branch: a pull request cannot empty its gate.
+        missing_baseline=partial(preflight.missing_baseline, session),
         pricer=pipeline.litellm_price,
     )
     try:
@@ -96,6 +105,8 @@ def action(
                 config.config_path, overrides, policy, require_baseline=False
             )
             result = pipeline.check(check, ports)
+    except BaselineRemovedError as removed:  # before the first request
+        return preflight.baseline_removed(session, removed)
     except MissingCredentialsError as error:  # raised only where the provider is made
         if not secrets_withheld(context):
             # Anywhere GitHub does give secrets, missing credentials are a mistake (a typo in

@@ -37,8 +37,8 @@ class Outcome:
     """The result of one run, turned into step outputs and an exit code."""
 
     result: str
-    """passed | failed | inconclusive | no-baseline | promoted | promotion-failed |
-    branch-moved | skipped"""
+    """passed | failed | suite-changed | inconclusive | no-baseline | baseline-removed |
+    promoted | promotion-failed | branch-moved | skipped"""
     exit_code: int = EXIT_OK
     report: DriftReport | None = None
     run: CanaryRunResult | None = None

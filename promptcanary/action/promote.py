@@ -3,8 +3,9 @@
 The commit goes through GitHub's API, so no git credentials, no checkout state and no git in the
 image are involved: the token's ``contents: write`` is all it takes. It is a compare-and-swap:
 the commit's parent is the commit that was measured and the branch only moves if it still points
-there, so a baseline never lands on code it did not measure. The file committed is byte for byte
-the one :class:`FileBaselineStore` wrote (made readable by the runner's user, see
+there, so a baseline never lands on code it did not measure. One commit carries every file the
+store wrote — the baseline's JSON, its summary (what a reviewer reads) and, on the folder's first
+save, its ``.gitattributes`` — byte for byte (each made readable by the runner's user, see
 :func:`promptcanary.action.workflow.hand_over`).
 """
 
@@ -21,7 +22,7 @@ from promptcanary.storage.file import FileBaselineStore
 if TYPE_CHECKING:
     from promptcanary.action.github import CommitResult, GitHubClient
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.pipeline.baselines import SavedBaseline
+    from promptcanary.storage.file import SavedBaseline
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,14 @@ class Promotion:
 
     snapshot: BaselineSnapshot
     local_path: Path
+    """The baseline's JSON in the workspace."""
     repo_path: str
+    """The same file in the repository (the ``baseline-path`` output)."""
     commit: CommitResult | None
     error: GitHubError | None
+    repo_paths: tuple[str, ...] = ()
+    """Every file of the promotion in the repository: the JSON, the summary, and the folder's
+    ``.gitattributes`` when this save created it."""
 
 
 def repo_root(start: Path, workspace: Path) -> Path:
@@ -113,11 +119,11 @@ class WorkspaceStore(FileBaselineStore):
         super().__init__(directory)
         self.workspace = workspace
 
-    def save(
+    def write(
         self, run_result: CanaryRunResult, *, note: str = "", snapshot_id: str | None = None
-    ) -> BaselineSnapshot:
+    ) -> SavedBaseline:
         check_in_workspace(self.directory, self.workspace)
-        return super().save(run_result, note=note, snapshot_id=snapshot_id)
+        return super().write(run_result, note=note, snapshot_id=snapshot_id)
 
 
 def commit_baseline(
@@ -129,53 +135,50 @@ def commit_baseline(
     parent: str | None,
     github: GitHubClient | None,
 ) -> Promotion:
-    """Commit the baseline file the pipeline saved to ``branch`` on top of ``parent`` (the
-    measured commit).
+    """Commit every file the pipeline saved (:attr:`SavedBaseline.files`) to ``branch`` in one
+    commit on top of ``parent`` (the measured commit).
 
-    A GitHub refusal is returned in :attr:`Promotion.error` (the file stays in the workspace);
+    A GitHub refusal is returned in :attr:`Promotion.error` (the files stay in the workspace);
     it never raises :class:`GitHubError`.
 
     Raises:
         ConfigError: the baseline folder is outside the repository checkout.
     """
+    from promptcanary.action.guards import promotion_message
     from promptcanary.action.workflow import hand_over
 
     snapshot, local = saved.snapshot, saved.path
-    hand_over(local, workspace, folders_up_to=workspace)
-    repo_path = repo_path_for(local, workspace)
+    for path in saved.files:
+        hand_over(path, workspace, folders_up_to=workspace)
+    repo_paths = {path: repo_path_for(path, workspace) for path in saved.files}
+    repo_path = repo_paths[local]
+
+    def refused(error: GitHubError) -> Promotion:
+        return Promotion(snapshot, local, repo_path, None, error, tuple(repo_paths.values()))
+
     if github is None:
-        return Promotion(
-            snapshot,
-            local,
-            repo_path,
-            None,
-            GitHubError("no GitHub token: the baseline was not committed"),
-        )
+        return refused(GitHubError("no GitHub token: the baseline was not committed"))
     if not parent:
-        return Promotion(
-            snapshot,
-            local,
-            repo_path,
-            None,
+        return refused(
             GitHubError(
                 "the measured commit is unknown (no pull request head SHA and no GITHUB_SHA): "
                 "the baseline was not committed"
-            ),
+            )
         )
-    model = run.provider.model_id
-    message = f"PromptCanary: promote baseline for {run.suite_name} on {model}"
     from promptcanary.errors import StorageError
     from promptcanary.files import read_bytes
 
-    content = read_bytes(local, what="baseline file", error=StorageError)
+    contents = {
+        repo_paths[path]: read_bytes(path, what="baseline file", error=StorageError)
+        for path in saved.files
+    }
     try:
-        commit = github.commit_file(
-            path=repo_path,
-            content=content,
+        commit = github.commit_files(
+            contents,
             branch=branch,
             parent=parent,
-            message=" ".join(message.split())[:200],
+            message=promotion_message(run.suite_name, run.provider.model_id),
         )
     except GitHubError as exc:
-        return Promotion(snapshot, local, repo_path, None, exc)
-    return Promotion(snapshot, local, repo_path, commit, None)
+        return refused(exc)
+    return Promotion(snapshot, local, repo_path, commit, None, commit.paths)

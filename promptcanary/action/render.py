@@ -9,6 +9,7 @@ inject HTML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptcanary.action import comment
@@ -140,6 +141,30 @@ def skipped_markdown(reason: str, where: Where, *, marker: str | None = None) ->
     return "\n".join(lines) + _run_link(where)
 
 
+def _together(files: Sequence[str]) -> str:
+    """`` with `a` and `b``` for the files saved with a baseline ('' for none)."""
+    named = [md_code(f, 200) for f in files]
+    if not named:
+        return ""
+    return " with " + (", ".join(named[:-1]) + " and " + named[-1] if named[1:] else named[0])
+
+
+def baseline_removed_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
+    """Summary / comment for a check failed before any model call because the pull request has
+    no baseline where its base branch has one (``reason``: our own words, see guards.py)."""
+    lines = [marker] if marker else []
+    lines += ["## 🐤 PromptCanary: ❌ the baseline was removed", "", reason]
+    return "\n".join(lines) + _run_link(where)
+
+
+def not_promoted_markdown(reason: str, where: Where, *, marker: str | None = None) -> str:
+    """Summary / comment for a promotion stopped before any model call (``reason``: our own
+    words: the branch moved since the label was added)."""
+    lines = [marker] if marker else []
+    lines += ["## 🐤 PromptCanary: not promoted", "", reason]
+    return "\n".join(lines) + _run_link(where)
+
+
 def promoted_markdown(
     *,
     snapshot: BaselineSnapshot,
@@ -157,8 +182,10 @@ def promoted_markdown(
     branch_moved: bool = False,
     check_run: str | None = None,
     needs_person: str | None = None,
+    with_files: Sequence[str] = (),
 ) -> str:
-    """Summary / comment after a promotion. ``change`` is the drift Markdown against the
+    """Summary / comment after a promotion. ``with_files`` are the other files saved with the
+    baseline (its summary, a first ``.gitattributes``), committed in the same commit. ``change`` is the drift Markdown against the
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
     ``check_run`` names the check run published on the new commit; ``check_note`` says whether
     the check workflow was started on the new head and ``needs_person`` what is left to a
@@ -174,15 +201,16 @@ def promoted_markdown(
         lines += [f"## 🐤 PromptCanary: new baseline for {suite} on {model}", ""]
         what = f"[a commit]({url})" if url else "a commit"
         lines.append(
-            f"This run was saved as the baseline {path} and committed to {md_code(branch, 100)} "
-            f"in {what}, on top of the commit it measured."
+            f"This run was saved as the baseline {path} and committed{_together(with_files)} "
+            f"to {md_code(branch, 100)} in {what}, on top of the commit it measured."
         )
         if check_run:
             lines += [
                 "",
-                f"✅ Published the check run {md_code(check_run, 200)} as **success** on the new "
-                "commit: the promoted run is that commit's baseline by construction, so a branch "
-                "rule requiring this check is met without another model run.",
+                f"✅ Published the required check {md_code(check_run, 200)} (commit status and "
+                "check run) as **success** on the new commit: the promoted run is that commit's "
+                "baseline by construction, so a branch rule requiring this check is met without "
+                "another model run.",
             ]
         if check_note:
             lines += ["", check_note]
@@ -199,7 +227,8 @@ def promoted_markdown(
     else:
         lines += [f"## 🐤 PromptCanary: promotion failed for {suite} on {model}", ""]
         lines.append(
-            f"This run was saved as {path} in the workspace, but **committing it to "
+            f"This run was saved as {path}{_together(with_files)} in the workspace, but "
+            f"**committing it to "
             f"{md_code(branch, 100)} failed**"
             + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
         )
@@ -234,25 +263,46 @@ def promoted_markdown(
 def check_started_note(workflow: str, branch: str) -> str:
     """The promotion comment's line when the check workflow was started on the new head."""
     return (
-        f"▶️ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)} (a "
-        "commit made with the workflow's token starts no workflow by itself): its check job "
-        "measures the new head against the new baseline."
+        f"▶️ Started the check workflow {md_code(workflow, 100)} on {md_code(branch, 100)} "
+        "(`check-workflow`): its check job measures the new head against the new baseline, "
+        "one more model run."
     )
 
 
 def needs_person_note(*, default_token: bool) -> str:
-    """What a promotion leaves to a person: with the workflow's own token, GitHub starts no
-    `pull_request` workflow for the new commit by itself."""
+    """What a promotion leaves to a person, and why (docs/action.md, "What still needs a
+    person"): what GitHub does with a commit pushed to a pull request's branch by the
+    workflow's own token, and what a branch rule does with the reviews."""
+    reviews = (
+        "A branch rule that dismisses stale pull request approvals has dismissed the approving "
+        "reviews (the diff changed), and one requiring approval of the most recent push needs "
+        "an approval given after this commit: a reviewer approves again."
+    )
     if not default_token:
         return (
-            "The commit was made with a token that is not the workflow's own, so the pull "
-            "request's workflows start on the new head by themselves."
+            "**What this leaves to a person.** The commit was made with a token that is not the "
+            "workflow's own, so the pull request's workflows start on the new head by themselves "
+            "(the PromptCanary check among them: one more model run). " + reviews
         )
-    return (
-        "**Still needs a person:** the commit was made with the workflow's own token, so GitHub "
-        "starts no `pull_request` workflow for the new head by itself: other workflows (tests, "
-        "linters) wait until someone clicks **Approve workflows to run** on the pull request or "
-        "pushes a commit. Passing a GitHub App token as `github-token` avoids this."
+    return "\n".join(
+        [
+            "**What this leaves to a person.** The commit was made with the workflow's own "
+            "token (`GITHUB_TOKEN`):",
+            "",
+            "- On GitHub.com and GitHub Enterprise Cloud, GitHub created the new head's runs of "
+            "the pull request's workflows (tests, linters, this PromptCanary check too) waiting "
+            "for approval: the checks they report, and a branch rule requiring them, wait until "
+            "someone with write access clicks **Approve workflows to run** on the pull request. "
+            "Approving also runs the PromptCanary check once more (one model run, against the "
+            "new baseline).",
+            "- On GitHub Enterprise Server, where that approval step has not shipped, GitHub "
+            "creates no run for the new head at all: push a commit, or close and reopen the pull "
+            "request, to run the other workflows.",
+            f"- {reviews}",
+            "",
+            "Passing a GitHub App token as `github-token` starts the workflows without the "
+            "approval; the reviews are dismissed either way.",
+        ]
     )
 
 

@@ -1,4 +1,5 @@
-"""One run's shared state and its ways of telling GitHub: the sticky comment, the check run.
+"""One run's shared state and its ways of telling GitHub: the sticky comment, the verdict on the
+commit (the commit status and the check run, :mod:`.required_check`).
 
 A GitHub refusal becomes a ``::warning::`` (or, for a permission the job may lack on purpose, one
 ``::notice::``) and a note in the summary; it never loses the report or changes the gate decision.
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from promptcanary.action import checks, render
 from promptcanary.action.activities import Plan
 from promptcanary.action.outcome import Outcome, ReportFiles
+from promptcanary.action.required_check import CheckRun, RequiredCheck
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
 from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError
@@ -21,20 +23,9 @@ from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError
 if TYPE_CHECKING:
     from promptcanary.action.github import GitHubClient
 
+__all__ = ["CheckRun", "Session", "skipped"]  # CheckRun: what flows hand to publish_check
+
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    """What to publish as the check run (see :mod:`promptcanary.action.checks`)."""
-
-    suite_name: str
-    model_id: str
-    head_sha: str
-    title: str
-    summary: str
-    """Markdown, already without the sticky marker and within GitHub's limit."""
-    annotations: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass
@@ -50,8 +41,13 @@ class Session:
     failures: list[str] = field(default_factory=list)
     comment_id: str = ""
     """Id of the sticky comment created or edited (the ``comment-id`` output)."""
-    checks_refused: bool = False
-    """The token may not create check runs: said once, not tried again."""
+    required: RequiredCheck = field(init=False)
+    """Publishes the verdict on commits: the commit status and the check run of its name."""
+
+    def __post_init__(self) -> None:
+        self.required = RequiredCheck(
+            self.github, self.workflow, self.context.run_url, self.failures
+        )
 
     def call_github(self, what: str, fn: Callable[[GitHubClient], T]) -> T | None:
         """Run ``fn`` with the client; a refusal becomes a warning and None."""
@@ -89,49 +85,27 @@ class Session:
         return ref.html_url
 
     def head_sha(self) -> str:
-        """The commit this run measured: the pull request's head, else ``GITHUB_SHA``."""
+        """The commit this run's verdict goes on: the plan's (a fork's head, for the fork
+        companion), else the pull request's head, else ``GITHUB_SHA``."""
+        if self.plan.head_sha:
+            return self.plan.head_sha
         pr = self.context.pull_request
         sha = ((pr or {}).get("head") or {}).get("sha") if pr is not None else None
         return str(sha or self.context.sha)
 
     def publish_check(self, check: CheckRun, outcome: Outcome) -> str:
-        """Publish ``check`` with the conclusion ``outcome`` earned; returns its URL ('' when
-        not published). Without ``checks: write`` this says so once and does nothing more:
-        the job's own check still carries the exit code."""
-        if self.github is None or self.checks_refused or not check.head_sha:
-            return ""
-        name = checks.check_name(check.suite_name, check.model_id)
-        try:
-            ref = self.github.create_check_run(
-                name=name,
-                head_sha=check.head_sha,
-                conclusion=checks.conclusion_for(outcome.result, outcome.exit_code),
-                title=check.title,
-                summary=check.summary,
-                annotations=list(check.annotations),
-            )
-        except GitHubError as exc:
-            self.checks_refused = True
-            if exc.status in (401, 403, 404):
-                self.workflow.notice(
-                    f"Could not publish the check run '{name}' ({exc.message}): the token lacks "
-                    "`checks: write`. Add `checks: write` to the job's `permissions:` to get the "
-                    "named check and its annotations on canary.yaml; until then the job's own "
-                    "check carries the verdict.",
-                    title="PromptCanary",
-                )
-            else:
-                message = f"Could not publish the check run '{name}'. {exc.message}"
-                self.failures.append(message)
-                self.workflow.warning(message, title="PromptCanary")
-            return ""
-        return ref.html_url
+        """Publish ``check`` with the verdict ``outcome`` earned, as the commit status and the
+        check run of its name (see :mod:`.required_check`); returns the check run's URL ('' when
+        not published). A permission the token lacks is said once: the job's own check still
+        carries the exit code."""
+        return self.required.publish(check, outcome)
 
     def finish(self, outcome: Outcome) -> Outcome:
         """Add the GitHub failures to the summary and the comment id to the outputs."""
         outcome.comment_id = self.comment_id
         if self.failures:
-            self.workflow.add_summary(render.github_failure_note(self.failures))
+            # The room the report left for it (a full summary must not drop this note).
+            self.workflow.add_summary(render.github_failure_note(self.failures), reserve=0)
         return outcome
 
     def workspace_relative(self, path: Path) -> str:
@@ -153,11 +127,17 @@ class Session:
 
 
 def skipped(
-    s: Session, reason: str, *, unmeasured: bool = False, check: tuple[str, str] | None = None
+    s: Session,
+    reason: str,
+    *,
+    unmeasured: bool = False,
+    check: tuple[str, str] | None = None,
+    title: str = "PromptCanary skipped: no model was called",
 ) -> Outcome:
     """No model call: explain why in the summary. Neutral exit, except that ``fail-on-skip``
     fails (exit 3) a run left unmeasured because GitHub withheld the secrets. ``check``
-    (suite, model) publishes the skip as the check run too."""
+    (suite, model) publishes the skip as the check run and the commit status too, with
+    ``title``."""
     markdown = render.skipped_markdown(reason, s.where)
     s.workflow.add_summary(markdown)
     s.workflow.notice(reason.replace("`", ""), title="PromptCanary skipped")
@@ -169,7 +149,7 @@ def skipped(
                 check[0],
                 check[1],
                 s.head_sha(),
-                title=checks.title_for("PromptCanary skipped: no model was called"),
+                title=checks.title_for(title),
                 summary=checks.summary_for(markdown, ""),
             ),
             outcome,

@@ -12,19 +12,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from promptcanary.action.comment import DEFAULT_PROMOTE_LABEL
 from promptcanary.errors import ConfigError
 from promptcanary.pipeline.locations import baseline_dir
 
 SEVERITY_CHOICES = ("low", "medium", "high", "critical", "never")
-#: The check workflow `promptcanary init` writes (and examples/workflows holds): the one a
-#: promotion starts on the branch unless `check-workflow` names another (or `none`).
-DEFAULT_CHECK_WORKFLOW = "promptcanary-pr.yml"
+#: A promotion dispatches no workflow unless `check-workflow` names one: the required check is
+#: the commit status the promotion publishes itself, a dispatched run is a second paid model run
+#: whose job check GitHub keeps off the pull request, and dispatching needs `actions: write` in
+#: a job that runs the pull request's suite.
+DEFAULT_CHECK_WORKFLOW = "none"
 MODE_CHOICES = ("auto", "check", "promote", "watch")
 
 #: Every input with its default ("" = not set: the suite's own setting applies).
@@ -52,6 +56,9 @@ INPUT_DEFAULTS: dict[str, str] = {
     "replay": "",
     "check-workflow": DEFAULT_CHECK_WORKFLOW,
     "fail-on-skip": "false",
+    "judge-hosts": "",
+    "judge-key-env": "",
+    "allow-baseline-removal": "false",
 }
 
 
@@ -82,14 +89,22 @@ class ActionConfig:
     fail_on_inconclusive: bool
     replay_path: Path | None
     check_workflow: str = DEFAULT_CHECK_WORKFLOW
-    """Workflow file started on the branch after a promotion when it exists ("none" = start
-    nothing)."""
+    """Workflow file started on the branch after a promotion when it exists ("none", the
+    default: start nothing)."""
     fail_on_skip: bool = False
     """Exit 3 instead of 0 when no model was called for a fork or Dependabot pull request."""
     fail_on_suite_change: bool = False
     """Fail the check when canary.yaml changed since the baseline (require a promotion)."""
     fail_on_behaviour_change: bool = False
     """Fail the check when the answers of some prompt changed although every probe held."""
+    judge_hosts: tuple[str, ...] = ()
+    """Hosts (``host`` or ``host:port``, lower case) an ``api_base`` in canary.yaml may name;
+    empty: none (see :mod:`.suite_reach`)."""
+    judge_key_env: tuple[str, ...] = ()
+    """Variables an ``api_key_env`` in canary.yaml may name; empty: none."""
+    allow_baseline_removal: bool = False
+    """Report a pull request without its base branch's baseline as no-baseline instead of
+    failing it (see :mod:`.guards`)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +207,9 @@ def load_config(environ: Mapping[str, str]) -> ActionConfig:
         fail_on_skip=_boolean(environ, "fail-on-skip"),
         fail_on_suite_change=_boolean(environ, "fail-on-suite-change"),
         fail_on_behaviour_change=_boolean(environ, "fail-on-behaviour-change"),
+        judge_hosts=_hosts(environ, "judge-hosts"),
+        judge_key_env=_variables(environ, "judge-key-env"),
+        allow_baseline_removal=_boolean(environ, "allow-baseline-removal"),
     )
 
 
@@ -340,3 +358,57 @@ def _workflow_file(environ: Mapping[str, str], name: str) -> str:
             "workflow id, or 'none'",
         )
     return file
+
+
+def _items(raw: str) -> list[str]:
+    """The entries of a list input: separated by commas, spaces or new lines (a YAML block)."""
+    return [item for item in re.split(r"[\s,]+", raw) if item]
+
+
+def _hosts(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Host names (``judge.example.com``, ``localhost:8080``); a URL gives its host."""
+    raw = read_input(environ, name)
+    hosts = []
+    for item in _items(raw):
+        netloc = urlsplit(item).netloc if "://" in item else item
+        host = netloc.rsplit("@", 1)[-1].lower()
+        if not _HOST_RE.fullmatch(host):
+            raise _invalid(
+                name,
+                item,
+                "host names (e.g. 'judge.example.com' or 'localhost:8080'), separated by commas "
+                "or new lines",
+            )
+        hosts.append(host)
+    return tuple(dict.fromkeys(hosts))
+
+
+def _variables(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Environment variable names; never one of the runner's (they hold the job's tokens)."""
+    from promptcanary.core.probes.judge import RESERVED_ENV_PREFIXES
+
+    raw = read_input(environ, name)
+    names = []
+    for item in _items(raw):
+        if not _ENV_NAME_RE.fullmatch(item):
+            raise _invalid(
+                name, item, "environment variable names (e.g. 'JUDGE_API_KEY'), not values"
+            )
+        if item.upper().startswith(RESERVED_ENV_PREFIXES):
+            raise _invalid(
+                name,
+                item,
+                "a variable of your own: the runner's "
+                + ", ".join(p + "*" for p in RESERVED_ENV_PREFIXES)
+                + " variables hold the job's tokens",
+            )
+        names.append(item)
+    return tuple(dict.fromkeys(names))
+
+
+#: A host name or IP address, with an optional port (``[::1]:8080`` for IPv6).
+_HOST_RE = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*"
+    r"|\[[0-9a-f:.]+\])(?::\d{1,5})?"
+)
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -23,6 +23,9 @@ from typing import TextIO
 
 #: GitHub refuses a job summary over 1 MiB for one step.
 STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024
+#: Room the report leaves free at the end of the step summary for what is written after it
+#: (the note listing what GitHub refused): a full report must not crowd that note out.
+SUMMARY_NOTE_RESERVE_BYTES = 16 * 1024
 
 
 def escape_data(value: str) -> str:
@@ -125,12 +128,13 @@ class Workflow:
 
     # ── job summary ──
 
-    def add_summary(self, markdown: str) -> bool:
-        """Append Markdown to the job summary, within GitHub's 1 MiB limit. False when impossible."""
+    def add_summary(self, markdown: str, *, reserve: int = SUMMARY_NOTE_RESERVE_BYTES) -> bool:
+        """Append Markdown to the job summary, within GitHub's 1 MiB limit, leaving ``reserve``
+        bytes free for a note written later (pass 0 for that note). False when impossible."""
         if self.summary_file is None:
             return False
         used = self.summary_file.stat().st_size if self.summary_file.exists() else 0
-        room = STEP_SUMMARY_LIMIT_BYTES - used - 1
+        room = STEP_SUMMARY_LIMIT_BYTES - used - 1 - reserve
         if room <= 0:
             return False
         text = fit_bytes(

@@ -65,20 +65,52 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def load_env_files(config: Path | None) -> list[Path]:
-    """Read ``.env`` from the suite's folder and the current folder (as `init`'s .env.example
-    suggests). A variable already set to a value is never overridden; an empty one counts as
-    unset (an empty key is a missing key). Returns the files read."""
+def in_ci() -> bool:
+    """True when a CI service says so (``CI`` set, as GitHub Actions, GitLab and most do)."""
+    import os
+
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def load_env_files(config: Path | None, *, env_file: Path | None = None) -> list[Path]:
+    """Read ``.env`` files into the environment; returns the files read.
+
+    - ``env_file`` (``--env-file``): that file only, in CI or not;
+    - else, outside CI: ``.env`` in the suite's folder and in the current folder (as `init`'s
+      .env.example suggests);
+    - else (``CI`` set): none. In CI a ``.env`` is a file of the checkout, so a pull request could
+      add one setting ``OPENAI_BASE_URL`` and send the job's key elsewhere; the workflow's own
+      ``env:`` is where CI sets variables. A ``.env`` left unread is said once on stderr.
+
+    A variable already set to a value is never overridden; an empty one counts as unset (an empty
+    key is a missing key).
+    """
     import os
 
     from dotenv import dotenv_values
 
-    read = []
     folders = ([config.parent] if config is not None else []) + [Path.cwd()]
-    for folder in dict.fromkeys(f.resolve() for f in folders):
-        env = folder / ".env"
-        if not env.is_file():
-            continue
+    found = [
+        f / ".env" for f in dict.fromkeys(f.resolve() for f in folders) if (f / ".env").is_file()
+    ]
+    if env_file is not None:
+        if not env_file.is_file():
+            raise InputError(
+                f"--env-file {env_file}: no such file", hint="Give the path of a .env file."
+            )
+        files = [env_file]
+    elif in_ci():
+        if found:
+            stderr_console().print(
+                f"Not reading {', '.join(str(f) for f in found)}: CI is set, and in CI a .env "
+                "file comes from the checkout (a pull request could change where the keys go). "
+                "Set variables in the workflow's env:, or pass --env-file to read one.",
+                soft_wrap=True,
+            )
+        files = []
+    else:
+        files = found
+    for env in files:
         try:
             values = dotenv_values(env, encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -86,8 +118,7 @@ def load_env_files(config: Path | None) -> list[Path]:
         for key, value in values.items():
             if value and not os.environ.get(key):
                 os.environ[key] = value
-        read.append(env)
-    return read
+    return files
 
 
 def default_baseline_dir(baseline_dir: Path | None, config: Path | None) -> Path:
@@ -191,6 +222,8 @@ class RunFlags:
     no_progress: bool = False
     quiet: bool = False
     yes: bool = False
+    env_file: Path | None = None
+    """``--env-file``: the one .env file read (in CI, none is read without it)."""
 
     def overrides(self, **extra: Any) -> Overrides:
         """The flags that change the run (and, for compare, the thresholds) as one value."""
@@ -245,9 +278,7 @@ def cli_ports(
 def interactive() -> bool:
     """True when a person can answer a question: stdin is a terminal and no CI is declared
     (``CI`` set, as GitHub Actions, GitLab and most CI services do)."""
-    import os
-
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+    if in_ci():
         return False
     try:
         return bool(sys.stdin.isatty())

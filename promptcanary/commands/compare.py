@@ -81,7 +81,7 @@ def compare_command(args: CompareArgs) -> int:
     request = _request(args)
     if args.current is None:
         start_litellm_warm_up(args.replay)
-        load_env_files(args.config)
+        load_env_files(args.config, env_file=args.env_file)
     store = open_store(default_baseline_dir(args.baseline_dir, args.config))
     checked = check(request, cli_ports(args, store, keep=partial(_save_run, args.save_run)))
     assert checked.report is not None  # the CLI requires a baseline

@@ -1,5 +1,5 @@
 """`promptcanary init [NAME]`: scaffold canary.yaml, baselines/, .env.example and the GitHub
-workflows (the check, and promotion by label)."""
+workflows (the check, promotion by label, and the required check on forks' pull requests)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ OPENAI_API_KEY=
 
 
 #: The workflows written, under the names the promote workflow refers to (`check-workflow`).
-WORKFLOWS = ("promptcanary-pr.yml", "promptcanary-promote.yml")
+WORKFLOWS = ("promptcanary-pr.yml", "promptcanary-promote.yml", "promptcanary-fork.yml")
 
 
 def _workflow(name: str) -> str:
@@ -98,7 +98,8 @@ promptcanary compare -c {config}               # later: check for drift
 ```
 
 Commit `canary.yaml` and `baselines/`. The pull-request workflows are in
-`.github/workflows/promptcanary-pr.yml` and `promptcanary-promote.yml` at the repository root.
+`.github/workflows/promptcanary-pr.yml`, `promptcanary-promote.yml` and `promptcanary-fork.yml`
+(forks' pull requests) at the repository root.
 """
 
 #: The `config:` lines of the workflow template, pointed at a suite in a sub-folder.

@@ -47,7 +47,7 @@ def run_command(args: RunArgs) -> int:
 
     shard = _check_shard(args)
     start_litellm_warm_up(args.replay)
-    load_env_files(args.config)
+    load_env_files(args.config, env_file=args.env_file)
     folder = default_baseline_dir(args.baseline_dir, args.config)
     from promptcanary.files import check_destinations
 
@@ -102,7 +102,15 @@ def run_command(args: RunArgs) -> int:
         )
     if measured.saved is not None:
         saved = measured.saved
-        stderr_console().print(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+        # Every file belongs in the repository: the summary is what reviewers read, the
+        # .gitattributes (first save) collapses the JSON in pull request diffs.
+        written = "\n".join(f"  {path}" for path in saved.files)
+        stderr_console().print(
+            f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}\n"
+            f"Commit every file it wrote:\n{written}",
+            markup=False,
+            soft_wrap=True,  # a long path stays one line, to copy
+        )
     if unsaved:
         raise unsaved[0]
     if shard is not None and run.shard is not None:

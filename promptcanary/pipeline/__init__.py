@@ -9,6 +9,7 @@ or inputs into the request, and print or comment what comes back::
         suite    = CanarySuite.from_yaml(config)
         provider = make_provider(resolve_model(overrides, suite), overrides)
         baseline = find_baseline(store, suite, model)         # before the first request
+        missing_baseline(MissingBaseline(...)) if none        # Action: may stop (emptied gate)
         announce(Ready(suite, model, plan_run(...)))          # CLI: may ask; Action: summary
         run      = measure(suite, provider, overrides, baseline=baseline)
         keep(run)                                             # never lost, whatever follows
@@ -33,7 +34,7 @@ from promptcanary.pipeline.cost import RunPlan, plan_run
 from promptcanary.pipeline.locations import baseline_dir
 from promptcanary.pipeline.measure import measure, merge_parts, unusable_reason
 from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
-from promptcanary.pipeline.ports import Ports, ProviderFactory, Ready
+from promptcanary.pipeline.ports import MissingBaseline, Ports, ProviderFactory, Ready
 from promptcanary.pipeline.pricing import litellm_price
 from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
 from promptcanary.pipeline.usecases.baseline_run import (
@@ -57,6 +58,7 @@ __all__ = [
     "Check",
     "CheckRequest",
     "GatePolicy",
+    "MissingBaseline",
     "Overrides",
     "PlanRequest",
     "Ports",

@@ -7,7 +7,6 @@ comparison with nothing to compare against is refused, or reported, before a mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ from promptcanary.errors import (
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.storage.file import FileBaselineStore
+    from promptcanary.storage.file import FileBaselineStore, SavedBaseline
 
 
 def open_store(directory: Path) -> FileBaselineStore:
@@ -80,23 +79,16 @@ def latest_baseline(
         return None
 
 
-@dataclass(frozen=True)
-class SavedBaseline:
-    """A run saved as a baseline, and the file it was written to."""
-
-    snapshot: BaselineSnapshot
-    path: Path
-
-
 def save_baseline(store: FileBaselineStore, run: CanaryRunResult, *, note: str) -> SavedBaseline:
-    """Save ``run`` as the newest baseline of its suite and model.
+    """Save ``run`` as the newest baseline of its suite and model: the snapshot and every file
+    the store wrote (the JSON, the summary, the folder's ``.gitattributes`` on its first save),
+    all of which belong in the repository.
 
     Raises:
-        StorageError: the file could not be written (its text is kept elsewhere, and the
+        StorageError: a file could not be written (its text is kept elsewhere, and the
             message says where).
     """
-    snapshot = store.save(run, note=note)
-    return SavedBaseline(snapshot, store.path_of(snapshot))
+    return store.write(run, note=note)
 
 
 def load_current(path: Path, suite_name: str | None = None) -> CanaryRunResult:

@@ -1,11 +1,13 @@
 """What a use case needs from outside itself, passed in by the front-end that calls it: the
 baseline store, the provider factory, where progress goes, who is told the plan (the CLI asks in
-the terminal, the Action writes the step summary) and who keeps the measured run."""
+the terminal, the Action writes the step summary), who is told a check found no baseline (the
+Action asks whether the change removed it) and who keeps the measured run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptcanary.pipeline.provider import make_provider
@@ -35,6 +37,17 @@ class Ready:
     is one slice of a sharded run."""
 
 
+@dataclass(frozen=True)
+class MissingBaseline:
+    """A check found no baseline of its suite and model (and does not require one), before the
+    first request."""
+
+    suite_name: str
+    model: str
+    folder: Path
+    """The baseline folder searched."""
+
+
 def _nothing(_: object) -> None:
     """The default of a port nobody listens to."""
 
@@ -53,6 +66,10 @@ class Ports:
     announce: Callable[[Ready], None] = _nothing
     """Told what is about to be sent, just before the first request. It may ask and raise to
     stop (the CLI's question over the thresholds); nothing has been sent then."""
+    missing_baseline: Callable[[MissingBaseline], None] = _nothing
+    """Told when a check finds no baseline to compare with, before the plan is announced. It may
+    raise to stop, nothing sent (the Action, when the pull request removed the baseline its base
+    branch has: comparing with nothing would pass); returning goes on without one."""
     keep: Callable[[CanaryRunResult], None] = _nothing
     """Given the run as soon as it is measured, before anything else can fail, so a paid-for
     run is never lost (the CLI writes ``-o`` / ``--save-run`` here)."""

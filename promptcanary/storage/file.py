@@ -90,6 +90,18 @@ class SavedBaseline:
     ``.gitattributes`` when this save created it."""
 
 
+def is_baseline_name(name: str, suite_name: str | None = None, model_id: str | None = None) -> bool:
+    """True when a file called ``name`` is a baseline of (suite, model) (None: any) by the
+    store's naming, 0.2's names included. Only the name is read: the store uses it on its folder,
+    the Action on a folder listed through GitHub's API."""
+    m = _NAME_RE.match(name)
+    if not m:
+        return False
+    if suite_name is not None and m["suite"] not in (slug(suite_name), _slug_02(suite_name)):
+        return False
+    return model_id is None or m["model"] in (slug(model_id), _slug_02(model_id, model=True))
+
+
 def summary_name(suite_name: str, model_id: str) -> str:
     """The file name of the summary of a (suite, model)'s newest baseline."""
     return f"{slug(suite_name)}__{slug(model_id)}.summary.md"
@@ -400,23 +412,11 @@ class FileBaselineStore:
         """Baseline files whose *name* matches the filters (contents are never scanned)."""
         if not self.directory.is_dir():
             return []
-        out = []
-        for path in self.directory.glob("*.json"):
-            m = _NAME_RE.match(path.name)
-            if not m:
-                continue
-            if suite_name is not None and m["suite"] not in (
-                slug(suite_name),
-                _slug_02(suite_name),
-            ):
-                continue
-            if model_id is not None and m["model"] not in (
-                slug(model_id),
-                _slug_02(model_id, model=True),
-            ):
-                continue
-            out.append(path)
-        return out
+        return [
+            path
+            for path in self.directory.glob("*.json")
+            if is_baseline_name(path.name, suite_name, model_id)
+        ]
 
     def _path_for_id(self, snapshot_id: str) -> Path:
         # The file name holds the id's first 8 characters; the match is then confirmed on the full

@@ -1,5 +1,10 @@
 """Routes of the GitHub fake for check runs, collaborator permissions and workflows (a mixin of
-:class:`tests.fakes.github_routes.Router`), refusing what GitHub refuses."""
+:class:`tests.fakes.github_routes.Router`), refusing what GitHub refuses.
+
+Only a GitHub App creates check runs (an installation token: the workflow's ``GITHUB_TOKEN``
+is the GitHub Actions app's); a personal token is refused with 403. Every check run belongs to a
+check suite of its app on its commit: see :mod:`tests.fakes.github_status_routes` for which one.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from urllib.parse import unquote
 from tests.fakes.github_answers import Answer, _invalid, _not_found
 
 if TYPE_CHECKING:
-    from tests.fakes.github_server import FakeGitHubServer, FakeRepo
+    from tests.fakes.github_server import FakeGitHubServer, FakeRepo, Token
 
 #: GitHub's limits for a check run's output.
 SUMMARY_LIMIT = 65_535
@@ -43,6 +48,7 @@ class ChecksRoutes:
     fake: FakeGitHubServer
     body: dict[str, Any]
     query: dict[str, str]
+    token: Token
 
     def _checks_routes(self) -> list[tuple[str, tuple[str, str, Any]]]:
         return [
@@ -50,6 +56,7 @@ class ChecksRoutes:
             (r"/check-runs/(\d+)", ("PATCH", "checks", self.update_check_run)),
             (r"/check-runs/(\d+)", ("GET", "", self.get_check_run)),
             (r"/commits/([^/]+)/check-runs", ("GET", "", self.list_check_runs)),
+            (r"/check-suites/(\d+)/check-runs", ("GET", "", self.list_suite_check_runs)),
             (r"/collaborators/([^/]+)/permission", ("GET", "", self.collaborator_permission)),
             (r"/actions/workflows/([^/]+)", ("GET", "", self.get_workflow)),
             (r"/actions/workflows/([^/]+)/runs", ("GET", "", self.list_workflow_runs)),
@@ -66,7 +73,8 @@ class ChecksRoutes:
             "status": run["status"],
             "conclusion": run["conclusion"],
             "output": output,
-            "app": {"slug": "github-actions"},
+            "app": {"slug": run["app"]},
+            "check_suite": {"id": run["check_suite_id"]},
             "url": f"{self.fake.base_url}/repos/{repo.full_name}/check-runs/{run['id']}",
             "html_url": f"https://github.test/{repo.full_name}/runs/{run['id']}",
         }
@@ -118,6 +126,9 @@ class ChecksRoutes:
 
     def create_check_run(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
         name, sha = str(self.body.get("name") or ""), str(self.body.get("head_sha") or "")
+        app = self.token.app
+        if app is None:
+            raise Answer(403, {"message": "You must authenticate via a GitHub App."})
         if not name:
             raise _invalid('Invalid request.\n\n"name" wasn\'t supplied.')
         if sha not in repo.git_commits:
@@ -125,6 +136,8 @@ class ChecksRoutes:
         run: dict[str, Any] = {
             "id": self.fake._next_id(),
             "name": name,
+            "app": app,
+            "check_suite_id": self.fake.suite_for(repo, sha, app),
             "head_sha": sha,
             "status": "queued",
             "conclusion": None,
@@ -152,6 +165,16 @@ class ChecksRoutes:
 
     def get_check_run(self, repo: FakeRepo, run_id: str) -> tuple[int, Any, dict[str, str]]:
         return 200, self._check_json(repo, self._run(repo, run_id)), {}
+
+    def list_suite_check_runs(self, repo: FakeRepo, suite_id: str) -> tuple[int, Any, dict]:
+        if int(suite_id) not in repo.check_suites:
+            raise _not_found()
+        runs = [
+            self._check_json(repo, r)
+            for r in repo.check_runs.values()
+            if r["check_suite_id"] == int(suite_id)
+        ]
+        return 200, {"total_count": len(runs), "check_runs": runs}, {}
 
     def list_check_runs(self, repo: FakeRepo, ref: str) -> tuple[int, Any, dict[str, str]]:
         sha = repo.heads.get(unquote(ref), unquote(ref))
@@ -199,6 +222,12 @@ class ChecksRoutes:
         if workflow not in repo.workflows:
             raise _not_found()
         branch, event = self.query.get("branch"), self.query.get("event")
+        shown = []
+        for i, d in enumerate(repo.dispatches):
+            if repo.run_hidden.get(i, 0) > 0:  # not created yet: one read fewer to wait
+                repo.run_hidden[i] -= 1
+                continue
+            shown.append((i, d))
         runs = [
             {
                 "id": 30433642 + i,
@@ -207,7 +236,7 @@ class ChecksRoutes:
                 "path": f".github/workflows/{workflow}",
                 "status": "queued",
             }
-            for i, d in enumerate(repo.dispatches)
+            for i, d in shown
             if d["workflow"] == workflow
         ]
         runs = [

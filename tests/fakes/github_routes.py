@@ -11,6 +11,7 @@ from urllib.parse import quote, unquote
 
 from tests.fakes.github_answers import BODY_LIMIT, Answer, _invalid, _not_found, _refused
 from tests.fakes.github_checks_routes import ChecksRoutes
+from tests.fakes.github_status_routes import StatusRoutes
 
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHubServer, FakeRepo, Token
@@ -35,7 +36,7 @@ def _too_long(resource: str) -> Answer:
     )
 
 
-class Router(ChecksRoutes):
+class Router(ChecksRoutes, StatusRoutes):
     """Dispatches one request against the server's state (called under the server lock)."""
 
     def __init__(
@@ -78,6 +79,7 @@ class Router(ChecksRoutes):
             (r"", ("GET", "", self.get_repo)),
             (r"/issues", ("GET", "", self.list_issues)),
             (r"/pulls", ("GET", "", self.list_pulls)),
+            (r"/pulls/(\d+)", ("GET", "", self.get_pull)),
             (r"/issues", ("POST", "issues", self.create_issue)),
             (r"/issues/(\d+)", ("GET", "", self.get_issue)),
             (r"/issues/(\d+)", ("PATCH", "issues", self.edit_issue)),
@@ -89,6 +91,7 @@ class Router(ChecksRoutes):
             (r"/issues/(\d+)/labels/(.+)", ("DELETE", "issues", self.remove_label)),
             (r"/labels", ("POST", "labels", self.create_label)),
             (r"/labels/(.+)", ("GET", "", self.get_label)),
+            (r"/contents", ("GET", "", self.get_contents)),
             (r"/contents/(.+)", ("GET", "", self.get_contents)),
             (r"/contents/(.+)", ("PUT", "contents", self.put_contents)),
             (r"/git/commits/([0-9a-f]{40})", ("GET", "", self.get_git_commit)),
@@ -99,6 +102,7 @@ class Router(ChecksRoutes):
             (r"/git/refs/heads/(.+)", ("PATCH", "contents", self.update_ref)),
             (r"/actions/workflows/([^/]+)/dispatches", ("POST", "actions", self.dispatch)),
             *self._checks_routes(),
+            *self._status_routes(),
         ]
 
     # ── GraphQL: the two queries the Action sends ──
@@ -196,6 +200,27 @@ class Router(ChecksRoutes):
             and (not head or head == f"{owner}:{i['_head_ref']}")
         ]
         return self._page(items, f"/repos/{repo.full_name}/pulls")
+
+    def get_pull(self, repo: FakeRepo, number: str) -> tuple[int, Any, dict[str, str]]:
+        """A pull request as it is now: state, merged, labels, head (its branch's head commit
+        now, not the one of an older event) and base."""
+        issue = self._get(repo, number)
+        if "_head_ref" not in issue:
+            raise _not_found()
+        head = issue["_head_ref"]
+        return (
+            200,
+            {
+                "number": issue["number"],
+                "state": issue["state"],
+                "merged": issue.get("_merged", False),
+                "labels": issue["labels"],
+                "html_url": issue["html_url"],
+                "head": {"ref": head, "sha": repo.heads.get(head, "")},
+                "base": {"ref": issue.get("_base_ref", repo.default_branch)},
+            },
+            {},
+        )
 
     def create_issue(self, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
         body = self.body.get("body") or ""
@@ -306,12 +331,35 @@ class Router(ChecksRoutes):
             "html_url": f"https://github.test/{repo.full_name}/blob/{branch}/{path}",
         }
 
-    def get_contents(self, repo: FakeRepo, path: str) -> tuple[int, Any, dict[str, str]]:
-        branch = self.query.get("ref", repo.default_branch)
-        entry = repo.files.get(branch, {}).get(unquote(path))
-        if entry is None:
+    def get_contents(self, repo: FakeRepo, path: str = "") -> tuple[int, Any, dict[str, str]]:
+        """A file at ``ref`` (a branch or a commit; the default branch without one), or a
+        folder's entries (files and folders, by name, as GitHub lists them); 404 for neither."""
+        ref = self.query.get("ref", repo.default_branch)
+        path = unquote(path).strip("/")
+        if ref in repo.files:
+            files = repo.files[ref]
+        elif ref in repo.git_commits:
+            tree = repo.trees[repo.git_commits[ref]["tree"]]
+            files = {p: {"content": repo.blobs[b], "sha": b} for p, b in tree.items()}
+        else:
+            raise Answer(404, {"message": f"No commit found for the ref {ref}"})
+        entry = files.get(path)
+        if entry is not None:
+            return 200, self._file_json(repo, path, entry, ref), {}
+        prefix = f"{path}/" if path else ""
+        listed: dict[str, dict[str, Any]] = {}
+        for name, item in sorted(files.items()):
+            if not name.startswith(prefix):
+                continue
+            first, _, deeper = name[len(prefix) :].partition("/")
+            full = prefix + first
+            if deeper:
+                listed.setdefault(first, {"type": "dir", "name": first, "path": full})
+            else:
+                listed[first] = {**self._file_json(repo, full, item, ref), "content": None}
+        if not listed:
             raise _not_found()
-        return 200, self._file_json(repo, unquote(path), entry, branch), {}
+        return 200, [listed[name] for name in sorted(listed)], {}
 
     def put_contents(self, repo: FakeRepo, path: str) -> tuple[int, Any, dict[str, str]]:
         path = unquote(path)
@@ -450,6 +498,7 @@ class Router(ChecksRoutes):
                 "message": commit["message"],
                 "branch": branch,
                 "path": changed[0] if len(changed) == 1 else changed,
+                "paths": changed,
                 "parents": list(commit["parents"]),
                 "author": self.token.login,
                 "html_url": f"https://github.test/{repo.full_name}/commit/{sha}",
@@ -474,4 +523,6 @@ class Router(ChecksRoutes):
                 "login": self.token.login,
             }
         )
+        if repo.run_delay:  # GitHub creates the run after answering, not before
+            repo.run_hidden[len(repo.dispatches) - 1] = repo.run_delay
         return 204, None, {}

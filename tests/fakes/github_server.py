@@ -19,12 +19,24 @@ head, and behaves like GitHub where the Action depends on it:
   the branch head (422 "Update is not a fast forward"), and :meth:`FakeGitHubServer.push` moves a
   head the way a developer's push does;
 - workflow dispatches are recorded in :attr:`FakeRepo.dispatches` (404 unknown workflow, 422
-  without a ``workflow_dispatch`` trigger) and listed as workflow runs; ``GET`` of a workflow
-  answers 404 for a file that does not exist;
+  without a ``workflow_dispatch`` trigger) and listed as workflow runs — after
+  :attr:`FakeRepo.run_delay` reads of the list, as GitHub creates the run asynchronously; ``GET``
+  of a workflow answers 404 for a file that does not exist;
 - creating a repository label needs ``issues: write`` (``pull-requests: write`` is not enough);
-- check runs (:attr:`FakeRepo.check_runs`) need ``checks: write``; a head SHA that is not a
-  commit, more than 50 annotations in one request, a summary over 65,535 characters or an
-  annotation without its required fields get 422; a PATCH appends annotations;
+- check runs (:attr:`FakeRepo.check_runs`) need ``checks: write`` and a GitHub App's token
+  (a personal token gets 403); a head SHA that is not a commit, more than 50 annotations in one
+  request, a summary over 65,535 characters or an annotation without its required fields get
+  422; a PATCH appends annotations;
+- check suites (:attr:`FakeRepo.check_suites`): one per workflow run
+  (:meth:`FakeGitHubServer.add_workflow_run`, whose jobs are check runs in it); a check run
+  created through the API is filed into the oldest suite of its app on that commit, not the one
+  of the job that created it (see :mod:`tests.fakes.github_status_routes`);
+- commit statuses (:attr:`FakeRepo.statuses`) need ``statuses: write``, a commit that exists, a
+  valid state, a description of at most 140 characters and a URL as ``target_url``; the combined
+  status and :meth:`FakeGitHubServer.required_check` judge them as GitHub's merge box does;
+- ``GET /pulls/{n}`` answers a pull request as it is now (its head is its branch's head, its
+  labels those on it now); ``GET /contents/{path}?ref=`` answers a file or lists a folder at a
+  branch or a commit (404 when neither exists there);
 - ``GET /collaborators/{user}/permission`` answers from :attr:`FakeRepo.collaborators`
   (``maintain`` reads as ``write`` and ``triage`` as ``read``, as GitHub does);
 - a protected branch (:meth:`FakeGitHubServer.protect`) refuses ref updates with 422;
@@ -75,7 +87,15 @@ class Token:
     """False: POST /graphql answers 403."""
     permissions: dict[str, str] | None = None
     """Scope -> "read" / "write" (``contents``, ``issues``, ``pull-requests``, ``actions``,
-    ``checks``); None: every scope is writable (when :attr:`write`)."""
+    ``checks``, ``statuses``); None: every scope is writable (when :attr:`write`)."""
+
+    @property
+    def app(self) -> str | None:
+        """The GitHub App this token belongs to (``github-actions`` for the workflow's token),
+        or None for a personal token, which may not create check runs."""
+        if self.can_read_user or not self.login.endswith("[bot]"):
+            return None
+        return self.login.removesuffix("[bot]")
 
     def may_write(self, scope: str) -> bool:
         """``issues`` (comments, labels on an issue or PR) is covered by ``issues`` or
@@ -141,8 +161,19 @@ class FakeRepo:
     workflows: dict[str, bool] = field(default_factory=dict)
     # workflow dispatches received: {"workflow", "ref", "inputs", "login"}
     dispatches: list[dict[str, Any]] = field(default_factory=list)
-    # check runs by id: {"name", "head_sha", "status", "conclusion", "output", "annotations"}
+    # GitHub answers a dispatch before the run exists: a new dispatch's run is missing from
+    # this many reads of the runs list (0: it is there at once)
+    run_delay: int = 0
+    run_hidden: dict[int, int] = field(default_factory=dict)
+    # check runs by id: {"name", "head_sha", "status", "conclusion", "output", "annotations",
+    # "app", "check_suite_id"}
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # check suites by id, oldest first: {"id", "head_sha", "app", "workflow" (None when the
+    # suite was created for a check run of an app outside a workflow run)}
+    check_suites: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # commit statuses, oldest first: {"id", "sha", "state", "description", "target_url",
+    # "context", "login", "app", "created_at"}
+    statuses: list[dict[str, Any]] = field(default_factory=list)
     # login -> role (admin, maintain, write, triage, read); anyone else has "none"
     collaborators: dict[str, str] = field(default_factory=dict)
     # branch -> the message a protected-branch rule or ruleset refuses ref updates with
@@ -234,7 +265,11 @@ class FakeGitHubServer(LoopbackHTTPServer):
         head_ref: str,
         head_sha: str = HEAD_SHA,
         state: str = "open",
+        merged: bool = False,
+        base_ref: str | None = None,
     ) -> dict[str, Any]:
+        """A pull request from ``head_ref`` (pointed at ``head_sha``) into ``base_ref`` (the
+        default branch when None); ``GET /pulls/{n}`` answers its state, labels and head now."""
         repo = self.repos[full_name]
         self.set_head(full_name, head_ref, head_sha)
         issue = self._issue(
@@ -248,6 +283,8 @@ class FakeGitHubServer(LoopbackHTTPServer):
         )
         issue["state"] = state
         issue["_head_ref"] = head_ref
+        issue["_merged"] = merged
+        issue["_base_ref"] = base_ref or repo.default_branch
         repo.issues[number] = issue
         return issue
 
@@ -311,6 +348,103 @@ class FakeGitHubServer(LoopbackHTTPServer):
             if ruleset
             else f"Protected branch update failed for refs/heads/{branch}."
         )
+
+    # ── check suites, statuses and the merge box ──
+    def add_workflow_run(
+        self,
+        full_name: str,
+        workflow: str,
+        head_sha: str = HEAD_SHA,
+        *,
+        jobs: tuple[str, ...] = ("check",),
+    ) -> dict[str, Any]:
+        """A GitHub Actions workflow run starting on ``head_sha``: its check suite, with one
+        check run per job, ``in_progress`` (what a job's own check is while it runs)."""
+        repo = self.repos[full_name]
+        with self._lock:
+            suite = self._new_suite(repo, head_sha, "github-actions", workflow)
+            for job in jobs:
+                run_id = self._next_id()
+                repo.check_runs[run_id] = {
+                    "id": run_id,
+                    "name": job,
+                    "head_sha": head_sha,
+                    "status": "in_progress",
+                    "conclusion": None,
+                    "output": {"title": None, "summary": None, "text": None},
+                    "annotations": [],
+                    "requests": 0,
+                    "app": "github-actions",
+                    "check_suite_id": suite["id"],
+                    "job": True,
+                }
+            return suite
+
+    def finish_workflow_run(self, full_name: str, suite: dict[str, Any], conclusion: str) -> None:
+        """The workflow run of ``suite`` ends (``success``, ``failure``, ``cancelled``...): its
+        jobs' own check runs complete with ``conclusion``; check runs the API created in that
+        suite are left as they are (nothing completes them but their creator)."""
+        with self._lock:
+            for run in self.repos[full_name].check_runs.values():
+                if run["check_suite_id"] == suite["id"] and run.get("job"):
+                    run["status"], run["conclusion"] = "completed", conclusion
+
+    def suite_for(self, repo: FakeRepo, head_sha: str, app: str) -> int:
+        """The suite a check run created through the API lands in: the oldest suite of ``app``
+        on ``head_sha`` (whatever workflow created the run), else a new one."""
+        for suite in repo.check_suites.values():
+            if suite["head_sha"] == head_sha and suite["app"] == app:
+                return int(suite["id"])
+        return int(self._new_suite(repo, head_sha, app, None)["id"])
+
+    def _new_suite(
+        self, repo: FakeRepo, head_sha: str, app: str, workflow: str | None
+    ) -> dict[str, Any]:
+        suite: dict[str, Any] = {
+            "id": self._next_id(),
+            "head_sha": head_sha,
+            "app": app,
+            "workflow": workflow,
+        }
+        repo.check_suites[suite["id"]] = suite
+        return suite
+
+    def latest_statuses(self, full_name: str, sha: str) -> dict[str, dict[str, Any]]:
+        """The newest status of each context on ``sha`` (what the combined status counts)."""
+        latest: dict[str, dict[str, Any]] = {}
+        for status in self.repos[full_name].statuses:
+            if status["sha"] == sha:
+                latest[status["context"]] = status
+        return latest
+
+    def required_check(self, full_name: str, sha: str, name: str) -> str:
+        """What the merge box says of the required check ``name`` on ``sha``: ``expected``
+        (nothing reported: "Expected — Waiting for status to be reported"), ``pending``,
+        ``failure`` or ``success``. GitHub requires both a check run and a status of that name
+        when both exist; a check run passes when it completed as success, neutral or skipped,
+        a status only as success."""
+        repo = self.repos[full_name]
+        runs = [r for r in repo.check_runs.values() if r["head_sha"] == sha and r["name"] == name]
+        status = self.latest_statuses(full_name, sha).get(name)
+        states: list[str] = []
+        if runs:
+            run = max(runs, key=lambda r: int(r["id"]))  # the newest check run of that name
+            if run["status"] != "completed":
+                states.append("pending")
+            elif run["conclusion"] in ("success", "neutral", "skipped"):
+                states.append("success")
+            else:
+                states.append("failure")
+        if status is not None:
+            states.append(
+                {"success": "success", "pending": "pending"}.get(status["state"], "failure")
+            )
+        if not states:
+            return "expected"
+        for verdict in ("failure", "pending"):
+            if verdict in states:
+                return verdict
+        return "success"
 
     def count(self, method: str, path_regex: str) -> int:
         """How many requests matched (any status)."""

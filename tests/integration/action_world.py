@@ -65,7 +65,13 @@ class World:
             return make_provider(model, overrides)
         return LiteLLMProvider(model, api_base=self.llm.base_url, api_key=KEY, max_attempts=1)
 
-    def run(self, event_name: str, event: dict[str, Any], **inputs: str) -> ActionRun:
+    def run(
+        self, event_name: str, event: dict[str, Any], *, label_on_pr: bool = True, **inputs: str
+    ) -> ActionRun:
+        """One step on ``event``. A ``labeled`` event finds its label on the pull request, as
+        GitHub applies it before sending the event (``label_on_pr=False``: taken off since)."""
+        if label_on_pr and event.get("action") == "labeled":
+            self.put_label(event)
         return self.runner.run_in_process(
             main,
             main_kwargs={"github_factory": self.github, "make_provider": self.provider},
@@ -73,6 +79,14 @@ class World:
             event=event,
             inputs={"provider": MODEL, **inputs},
         )
+
+    def put_label(self, event: dict[str, Any]) -> None:
+        """The event's label on its pull request in the fake (once)."""
+        repo = self.gh.repos[REPO]
+        issue = repo.issues.get(int(event.get("number") or 0))
+        name = str((event.get("label") or {}).get("name") or "")
+        if issue is not None and name and name not in {lab["name"] for lab in issue["labels"]}:
+            issue["labels"].append(self.gh._label(repo, name))
 
     def bot_comments(self) -> list[dict[str, Any]]:
         return [c for c in self.gh.repos[REPO].comments_on(PR) if c["user"]["login"] == BOT]

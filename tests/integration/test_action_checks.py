@@ -116,7 +116,7 @@ def test_without_checks_write_it_says_so_once_and_reports_as_before(world: World
     [notice] = [n for n in run.commands("notice") if "checks: write" in n]
     assert "Resource not accessible by integration" in notice
     assert not any("check run" in w for w in run.commands("warning"))
-    assert "Published the check run" not in world.bot_comments()[0]["body"]
+    assert "Published the required check" not in world.bot_comments()[0]["body"]
 
 
 def test_a_promotion_leaves_a_successful_check_run_on_its_commit(world: World) -> None:
@@ -130,7 +130,10 @@ def test_a_promotion_leaves_a_successful_check_run_on_its_commit(world: World) -
         "success",
     )
     body = world.bot_comments()[0]["body"]
-    assert f"Published the check run `{NAME}` as **success**" in body
+    assert (
+        f"Published the required check `{NAME}` (commit status and check run) as **success**"
+        in body
+    )
     assert "Approve workflows to run" in body  # the default token: other workflows wait
 
 
@@ -210,7 +213,7 @@ def test_a_dispatch_answered_502_is_read_back_before_it_is_sent_again(
     world: World, landed: bool
 ) -> None:
     world.gh.fail("POST", r"/dispatches$", 502, times=1, after=landed)
-    run = world.run("pull_request", labeled())
+    run = world.run("pull_request", labeled(), **{"check-workflow": "promptcanary-pr.yml"})
     assert run.outputs["result"] == "promoted"
     # Landed: the runs list shows it and nothing is resent. Lost: sent once more.
     assert len(world.gh.repos[REPO].dispatches) == 1
@@ -251,9 +254,13 @@ def test_the_check_jobs_permissions_create_the_label_and_publish_the_check(world
     assert not run.commands("warning") and world.bot_comments()
 
 
-def test_the_promote_jobs_permissions_commit_publish_and_dispatch(world: World) -> None:
+def test_the_promote_jobs_permissions_commit_and_publish_without_actions_write(
+    world: World,
+) -> None:
     job_token(world, "promptcanary-promote.yml", "promote")
     run = world.run("pull_request", labeled())
     assert run.outputs["result"] == "promoted" and not run.commands("warning")
+    assert not [n for n in run.commands("notice") if "write`" in n]  # no permission missing
     repo = world.gh.repos[REPO]
-    assert len(repo.commits) == 1 and len(check_runs(world)) == 1 and len(repo.dispatches) == 1
+    assert len(repo.commits) == 1 and len(check_runs(world)) == 1 and repo.dispatches == []
+    assert [s["state"] for s in repo.statuses] == ["success"]

@@ -68,7 +68,7 @@ def test_promotion_commits_on_the_measured_head_and_starts_the_check(world: Worl
     [commit] = repo.commits
     assert commit["branch"] == "changes" and commit["parents"] == [HEAD_SHA]
     assert repo.heads["changes"] == commit["sha"]
-    assert commit["path"] == run.outputs["baseline-path"]
+    assert run.outputs["baseline-path"] in commit["paths"]
     # A commit made with GITHUB_TOKEN starts no workflow: the check is dispatched on the branch.
     assert repo.dispatches == [
         {"workflow": "promptcanary-pr.yml", "ref": "changes", "inputs": {}, "login": BOT}
@@ -84,6 +84,7 @@ def test_a_push_after_the_label_is_a_moved_branch_not_a_promotion(world: World) 
     pushed = world.gh.push(REPO, "changes", {"prompt.txt": b"edited after labelling"})
     run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.returncode == 5 and run.outputs["result"] == "branch-moved"
+    assert world.llm.requests == []  # the pull request was read first: nothing measured
     repo = world.gh.repos[REPO]
     assert repo.heads["changes"] == pushed and repo.commits == [] and repo.dispatches == []
     body = world.bot_comments()[0]["body"]
@@ -93,8 +94,11 @@ def test_a_push_after_the_label_is_a_moved_branch_not_a_promotion(world: World) 
 
 def test_two_queued_promotions_of_one_head_commit_only_once(world: World) -> None:
     first = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
+    requests = len(world.llm.requests)
+    # The label added twice: the second run finds the first one's promotion on the head.
     second = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
-    assert (first.outputs["result"], second.outputs["result"]) == ("promoted", "branch-moved")
+    assert (first.outputs["result"], second.outputs["result"]) == ("promoted", "skipped")
+    assert second.returncode == 0 and len(world.llm.requests) == requests
     assert len(world.gh.repos[REPO].commits) == 1
 
 
@@ -147,15 +151,23 @@ def test_a_check_workflow_without_a_dispatch_trigger_is_named(world: World) -> N
     assert "only dispatches a workflow whose file, with that trigger, is on the default" in body
 
 
-def test_the_default_check_workflow_is_the_one_init_writes(world: World) -> None:
+def test_by_default_a_promotion_starts_no_workflow(world: World) -> None:
+    # The promotion publishes the required check itself; a dispatch is a second paid model run.
     run = world.run("pull_request", labeled())
+    assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
+    assert world.gh.count("GET", "/actions/workflows/") == 0  # not even looked up
+
+
+def test_a_check_workflow_named_is_the_one_started(world: World) -> None:
+    run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.outputs["result"] == "promoted"
     assert [d["workflow"] for d in world.gh.repos[REPO].dispatches] == ["promptcanary-pr.yml"]
+    assert "one more model run" in world.bot_comments()[0]["body"]
 
 
 def test_a_check_workflow_that_does_not_exist_is_a_note_not_a_refusal(world: World) -> None:
     del world.gh.repos[REPO].workflows["promptcanary-pr.yml"]
-    run = world.run("pull_request", labeled())
+    run = world.run("pull_request", labeled(), **PROMOTE_INPUTS)
     assert run.returncode == 0 and run.outputs["result"] == "promoted"
     assert world.gh.repos[REPO].dispatches == [] and world.gh.count("POST", "/dispatches$") == 0
     body = world.bot_comments()[0]["body"]
@@ -347,10 +359,13 @@ def test_the_watch_issue_is_found_without_its_label_and_relabelled(world: World)
     assert healthy.outputs["result"] == "passed" and issue["state"] == "closed"
 
 
-def test_check_workflow_none_starts_nothing_and_says_so(world: World) -> None:
+def test_check_workflow_none_says_what_is_left_to_a_person(world: World) -> None:
     run = world.run("pull_request", labeled(), **{"check-workflow": "none"})
     assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
-    assert "`check-workflow: none`" in world.bot_comments()[0]["body"]
+    body = world.bot_comments()[0]["body"]
+    assert "Started the check workflow" not in body
+    assert "**Approve workflows to run**" in body and "GitHub Enterprise Server" in body
+    assert "dismisses stale pull request approvals" in body
 
 
 def test_a_502_after_the_branch_moved_is_still_a_promotion(world: World) -> None:

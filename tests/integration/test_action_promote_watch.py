@@ -38,6 +38,11 @@ def labeled_event(label: str = LABEL) -> dict[str, Any]:
     return event
 
 
+def snapshot_named_in(summary: bytes, path: str) -> bool:
+    """The summary names the baseline file it summarises."""
+    return path.rsplit("/", 1)[-1] in summary.decode("utf-8")
+
+
 def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> None:
     runner, gh, llm, answers = world
     seed_baseline(runner.workspace)
@@ -65,10 +70,16 @@ def test_label_promotion_commits_the_baseline_to_the_pr_branch(world: Any) -> No
     assert commits[0]["parents"] == [HEAD_SHA]
     path = run.outputs["baseline-path"]
     assert path.startswith("baselines/support-bot__openai-fake__") and path.endswith(".json")
-    assert commits[0]["path"] == path
+    # With it, in the same commit, the summary reviewers read (the folder's .gitattributes was
+    # committed with the first baseline).
+    summary = "baselines/support-bot__openai-fake.summary.md"
+    assert sorted(commits[0]["paths"]) == sorted([path, summary])
+    for committed_path in (path, summary):
+        local = runner.workspace / committed_path
+        assert gh.repos[REPO].files["changes"][committed_path]["content"] == local.read_bytes()
+        assert stat.S_IMODE(local.stat().st_mode) == 0o644
+    assert snapshot_named_in(gh.repos[REPO].files["changes"][summary]["content"], path)
     committed = gh.repos[REPO].files["changes"][path]["content"]
-    assert committed == (runner.workspace / path).read_bytes()
-    assert stat.S_IMODE((runner.workspace / path).stat().st_mode) == 0o644
     snapshot = parse_snapshot(committed)
     assert snapshot.suite_name == "support-bot" and snapshot.provider.model_id == MODEL
     assert snapshot.snapshot_id != previous.snapshot_id

@@ -93,6 +93,13 @@ def test_no_baseline_says_which_folder_was_searched(world: World) -> None:
     assert any("my-suite/baselines/ (the folder searched)" in line for line in notices)
 
 
+def summary_path(baseline: str) -> str:
+    """The summary beside a baseline: ``{suite}__{model}.summary.md``."""
+    folder, name = baseline.rsplit("/", 1)
+    suite, model, _ = name.split("__")
+    return f"{folder}/{suite}__{model}.summary.md"
+
+
 def test_a_label_promotion_commits_into_the_suites_baselines_folder(world: World) -> None:
     event = load_event("pull_request.labeled")
     event["label"]["name"] = DEFAULT_PROMOTE_LABEL
@@ -108,6 +115,10 @@ def test_a_label_promotion_commits_into_the_suites_baselines_folder(world: World
     assert run.outputs["result"] == "promoted"
     path = run.outputs["baseline-path"]
     assert path.startswith("my-suite/baselines/") and path.endswith(".json")
-    assert [c["path"] for c in repo.commits] == [path]
+    # One commit: the baseline, its summary and the folder's first .gitattributes.
+    [commit] = repo.commits
+    assert sorted(commit["paths"]) == sorted(
+        [path, "my-suite/baselines/.gitattributes", summary_path(path)]
+    )
     assert repo.files["changes"][path]["content"] == (world.runner.workspace / path).read_bytes()
     assert not (world.runner.workspace / "baselines").exists()

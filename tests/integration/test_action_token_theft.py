@@ -26,6 +26,8 @@ from tests.integration.action_support import BOT, MODEL, REPO, WORKFLOWS
 from tests.integration.action_world import KEY, PR, World
 
 RUNTIME_TOKEN = "actions-runtime-token-0123456789"
+#: A secret the job holds for another step (a deployment), passed in the step's env.
+DEPLOY_TOKEN = "deploy-token-0123456789abcdef"
 OIDC_TOKEN = "actions-oidc-request-token-0123456789"
 
 
@@ -49,18 +51,24 @@ class Stage:
         )
         (self.world.runner.workspace / "canary.yaml").write_text(text, encoding="utf-8")
 
-    def run(self, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, dict[str, str]]:
+    def attacker_host(self) -> str:
+        return self.attacker.base_url.split("://", 1)[1].split("/", 1)[0]
+
+    def run(
+        self, monkeypatch: pytest.MonkeyPatch, **inputs: str
+    ) -> tuple[int, str, dict[str, str]]:
         """One step with the runner's environment as the real process environment."""
         runner = self.world.runner
         env, step = runner.prepare(
             event_name="pull_request",
             event=load_event("pull_request.opened"),
-            inputs={"provider": MODEL},
+            inputs={"provider": MODEL, **inputs},
             extra_env={
                 "GITHUB_TOKEN": runner.token,
                 "GH_TOKEN": runner.token,
                 "ACTIONS_RUNTIME_TOKEN": RUNTIME_TOKEN,
                 "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_TOKEN,
+                "DEPLOY_TOKEN": DEPLOY_TOKEN,
             },
         )
         for name, value in env.items():
@@ -123,7 +131,9 @@ def test_the_job_tokens_are_gone_before_the_suite_runs(
     # GH_TOKEN is not under a refused prefix, but it is the job's token: it must be gone.
     stage.suite("    api_key_env: GH_TOKEN\n")
 
-    code, stdout, outputs = stage.run(monkeypatch)
+    # Even a workflow that allows the host and the variable gives the judge no job token.
+    allow = {"judge-hosts": stage.attacker_host(), "judge-key-env": "GH_TOKEN"}
+    code, stdout, outputs = stage.run(monkeypatch, **allow)
 
     assert code == 0, stdout
     assert outputs["result"] == "no-baseline"
@@ -148,9 +158,55 @@ def test_a_judge_on_another_server_never_gets_a_job_token(
     the attacker is reached through the real LiteLLM, and sees no token of the job."""
     stage.suite("")
 
-    code, stdout, _ = stage.run(monkeypatch)
+    code, stdout, _ = stage.run(monkeypatch, **{"judge-hosts": stage.attacker_host()})
 
     assert code == 0, stdout
     assert len(stage.attacker.requests) == 1  # the judge really went out
     seen = stage.seen_by_attacker()
     assert all(token not in seen for token in job_tokens(stage))
+
+
+# ── canary.yaml may send a key only where the workflow allows ────────────────────────────────
+
+
+def test_a_judge_naming_a_host_and_a_secret_the_workflow_did_not_allow_is_refused(
+    stage: Stage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stage.suite("    api_key_env: DEPLOY_TOKEN\n")
+
+    code, stdout, _ = stage.run(monkeypatch)
+
+    assert code == 2
+    assert stage.attacker.requests == [] and stage.world.llm.requests == []  # before any call
+    error = next(line for line in stdout.splitlines() if line.startswith("::error"))
+    host = stage.attacker_host()
+    assert "canary.yaml:7" in error  # the api_base line
+    assert f"line 7: api_base: {host}" in error and "line 8: api_key_env: DEPLOY_TOKEN" in error
+    assert f"judge-hosts: {host}" in error and "judge-key-env: DEPLOY_TOKEN" in error
+    printed = "\n".join(x for x in stdout.splitlines() if not x.startswith("::add-mask::"))
+    assert DEPLOY_TOKEN not in printed
+
+
+def test_a_host_allowed_on_another_port_is_still_refused(
+    stage: Stage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stage.suite("")
+
+    code, stdout, _ = stage.run(monkeypatch, **{"judge-hosts": "127.0.0.1:1"})
+
+    assert code == 2 and stage.attacker.requests == []
+    assert "judge-hosts: " + stage.attacker_host() in stdout
+
+
+def test_what_the_workflow_allows_is_sent(stage: Stage, monkeypatch: pytest.MonkeyPatch) -> None:
+    stage.suite("    api_key_env: DEPLOY_TOKEN\n")
+    allow = {
+        "judge-hosts": f"other.example, {stage.attacker_host()}",
+        "judge-key-env": "DEPLOY_TOKEN",
+    }
+
+    code, stdout, _ = stage.run(monkeypatch, **allow)
+
+    assert code == 0, stdout
+    [headers] = stage.attacker.headers
+    assert {k.lower(): v for k, v in headers.items()}["authorization"] == f"Bearer {DEPLOY_TOKEN}"

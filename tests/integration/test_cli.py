@@ -82,6 +82,14 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
         assert "Saved baseline" in proc.stderr
         saved = list((project / "baselines").glob("cli-suite__openai-fake__*.json"))
         assert len(saved) == 1
+        # Every file the save wrote is named, to be committed with it.
+        written = proc.stderr.split("Commit every file it wrote:", 1)[1].split()
+        assert [Path(p).name for p in written[:3]] == [
+            saved[0].name,
+            "cli-suite__openai-fake.summary.md",
+            ".gitattributes",
+        ]
+        assert all((project / p).is_file() for p in written[:3])
         assert "sk-test-cli-key-123" not in saved[0].read_text()
         run1 = json.loads((project / "run1.json").read_text())
         assert len(run1["probe_results"]) == 4
@@ -214,6 +222,7 @@ def test_init_creates_files_and_refuses_to_overwrite(tmp_path: Path) -> None:
         ".env.example",
         ".github/workflows/promptcanary-pr.yml",
         ".github/workflows/promptcanary-promote.yml",
+        ".github/workflows/promptcanary-fork.yml",
         "baselines/.gitkeep",
     ):
         assert (tmp_path / name).exists(), name
@@ -230,7 +239,7 @@ def test_init_name_creates_the_suite_folder_and_the_workflow_at_the_root(tmp_pat
         assert (tmp_path / "demo" / name).exists(), name
     assert not (tmp_path / "canary.yaml").exists()
     assert not (tmp_path / "demo" / ".github").exists()
-    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml", "promptcanary-fork.yml"):
         workflow = (tmp_path / ".github" / "workflows" / name).read_text()
         assert workflow.count("config: demo/canary.yaml") == 1, name
         assert "config: canary.yaml" not in workflow
@@ -255,7 +264,7 @@ def test_init_name_creates_the_suite_folder_and_the_workflow_at_the_root(tmp_pat
 
 def test_init_workflows_are_the_documented_examples(tmp_path: Path) -> None:
     assert pc("init", cwd=tmp_path).returncode == 0
-    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml"):
+    for name in ("promptcanary-pr.yml", "promptcanary-promote.yml", "promptcanary-fork.yml"):
         written = (tmp_path / ".github" / "workflows" / name).read_text()
         example = Path(__file__).parents[2] / "examples" / "workflows" / name
         assert written == example.read_text(), name

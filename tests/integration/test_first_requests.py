@@ -68,15 +68,46 @@ def test_keys_come_from_dot_env_next_to_the_suite_without_overriding(project: Pa
     (project / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv-1234\n", encoding="utf-8")
     with FakeLLMServer(lambda r: '{"a": 1}') as server:
         args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
-        ok = run_cli(*args, "--no-progress", cwd=project, env_extra={"OPENAI_API_KEY": ""})
+        outside_ci = {"OPENAI_API_KEY": "", "CI": None}
+        ok = run_cli(*args, "--no-progress", cwd=project, env_extra=outside_ci)
         assert ok.returncode == 0, ok.stderr
         assert {k.lower(): v for k, v in server.headers[-1].items()}[
             "authorization"
         ] == "Bearer sk-from-dotenv-1234"
-        run_cli(*args, "--no-progress", cwd=project, env_extra={"OPENAI_API_KEY": "sk-set-wins-99"})
+        key_set = {"OPENAI_API_KEY": "sk-set-wins-99", "CI": None}
+        run_cli(*args, "--no-progress", cwd=project, env_extra=key_set)
         assert {k.lower(): v for k, v in server.headers[-1].items()}[
             "authorization"
         ] == "Bearer sk-set-wins-99"
+
+
+def test_in_ci_a_dot_env_of_the_checkout_is_not_read(project: Path) -> None:
+    # A pull request could add this .env: it would send the job's key to its own server.
+    with FakeLLMServer(lambda r: '{"a": 1}') as elsewhere:
+        (project / ".env").write_text(
+            f"OPENAI_API_KEY=sk-from-dotenv-1234\nOPENAI_BASE_URL={elsewhere.base_url}\n",
+            encoding="utf-8",
+        )
+        env = {"CI": "true", "OPENAI_API_KEY": "", "OPENAI_BASE_URL": None}
+        result = run_cli("run", "-c", "canary.yaml", "-p", "openai/x", cwd=project, env_extra=env)
+        assert elsewhere.requests == []
+    assert result.returncode == 2 and "OPENAI_API_KEY is not set" in result.stderr
+    said = " ".join(result.stderr.split())
+    assert f"Not reading {project / '.env'}: CI is set" in said and "--env-file" in said
+
+
+def test_in_ci_env_file_reads_the_file_named(project: Path) -> None:
+    keys = project / "ci.env"
+    keys.write_text("OPENAI_API_KEY=sk-from-env-file-5678\n", encoding="utf-8")
+    with FakeLLMServer(lambda r: '{"a": 1}') as server:
+        args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+        env = {"CI": "true", "OPENAI_API_KEY": ""}
+        ok = run_cli(*args, "--env-file", str(keys), "--no-progress", cwd=project, env_extra=env)
+        assert ok.returncode == 0, ok.stderr
+        sent = {k.lower(): v for k, v in server.headers[-1].items()}["authorization"]
+        assert sent == "Bearer sk-from-env-file-5678" and "Not reading" not in ok.stderr
+    missing = run_cli("run", "-c", "canary.yaml", "--env-file", "nope.env", cwd=project)
+    assert missing.returncode == 2 and "--env-file nope.env: no such file" in missing.stderr
 
 
 def test_init_keeps_dot_env_out_of_git(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ passed in as Ports (a scripted provider, a baseline folder in a temp dir, record
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -152,6 +153,51 @@ def test_without_a_required_baseline_the_run_is_reported_alone(
     assert checked.report is None and checked.baseline is None
     assert checked.verdict == verdict
     assert (checked.unusable is None) == (answer is not None)
+
+
+def test_a_missing_baseline_is_told_before_the_plan_and_may_stop_the_check(
+    config: Path, tmp_path: Path
+) -> None:
+    store = FileBaselineStore(tmp_path / "baselines")
+    events: list[str] = []
+    told: list[pipeline.MissingBaseline] = []
+
+    def stop(missing: pipeline.MissingBaseline) -> None:
+        told.append(missing)
+        events.append("missing")
+        raise ConfigError("the baseline was removed", field="baseline")
+
+    ports = dataclasses.replace(ports_for(store, events), missing_baseline=stop)
+    with pytest.raises(ConfigError, match="removed"):
+        pipeline.check(pipeline.CheckRequest(config, require_baseline=False), ports)
+    assert events == ["missing"]  # no announcement, no request
+    assert told == [pipeline.MissingBaseline("usecases", MODEL, store.directory)]
+
+
+def test_a_missing_baseline_port_that_returns_lets_the_run_be_reported_alone(
+    config: Path, tmp_path: Path
+) -> None:
+    store = FileBaselineStore(tmp_path / "baselines")
+    events: list[str] = []
+    ports = dataclasses.replace(
+        ports_for(store, events), missing_baseline=lambda missing: events.append("missing")
+    )
+    checked = pipeline.check(pipeline.CheckRequest(config, require_baseline=False), ports)
+    assert events[:2] == ["missing", f"announce {MODEL} 2"]
+    assert checked.verdict == pipeline.Verdict("no-baseline", EXIT_OK)
+
+
+def test_a_check_with_a_baseline_never_tells_the_missing_baseline_port(
+    config: Path, tmp_path: Path
+) -> None:
+    store = FileBaselineStore(tmp_path / "baselines")
+    record_baseline(config, store)
+    events: list[str] = []
+    ports = dataclasses.replace(
+        ports_for(store, events), missing_baseline=lambda missing: events.append("missing")
+    )
+    pipeline.check(pipeline.CheckRequest(config, require_baseline=False), ports)
+    assert "missing" not in events
 
 
 def test_a_saved_run_is_checked_without_a_provider_or_a_plan(config: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from promptcanary.pipeline.baselines import find_baseline, load_current
 from promptcanary.pipeline.cost import plan_run
 from promptcanary.pipeline.measure import measure, unusable_reason
 from promptcanary.pipeline.overrides import Overrides
-from promptcanary.pipeline.ports import Ports, Ready
+from promptcanary.pipeline.ports import MissingBaseline, Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
 from promptcanary.pipeline.verdict import GatePolicy, Verdict, compare_with_settings, gate
 
@@ -56,8 +56,8 @@ class Check:
 
 
 def check(request: CheckRequest, ports: Ports) -> Check:
-    """Load the suite and make the provider (or load the saved run), find the baseline, announce
-    the plan, measure, keep the run, compare, gate.
+    """Load the suite and make the provider (or load the saved run), find the baseline (none:
+    tell ``ports.missing_baseline``), announce the plan, measure, keep the run, compare, gate.
 
     Raises:
         ConfigError: the suite or the overrides are invalid, no model is named, or the plan was
@@ -83,6 +83,10 @@ def check(request: CheckRequest, ports: Ports) -> Check:
     baseline = find_baseline(
         ports.store, name, model, request.baseline, required=request.require_baseline
     )
+    if baseline is None:
+        # Still before the first request: "none here" may not be the whole story (the Action
+        # asks the base branch of the pull request), and the front-end may stop the check.
+        ports.missing_baseline(MissingBaseline(name, model, ports.store.directory))
     if suite is not None and provider is not None:
         plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
         ports.announce(Ready(suite, model, plan))

@@ -191,3 +191,45 @@ def test_secrets_are_withheld_only_for_forks_and_dependabot(tmp_path: Path) -> N
     assert secrets_withheld(dependabot)
     opened["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World"
     assert secrets_withheld(context("pull_request", opened))
+
+
+# ── the fork companion (workflow_run) ─────────────────────────────────────────────────────────
+
+
+def test_a_workflow_run_after_a_forks_check_marks_the_forks_head(tmp_path: Path) -> None:
+    event = load_event("workflow_run.fork")
+    plan = decide(config(tmp_path), context("workflow_run", event))
+    assert plan.activity == "fork" and plan.unmeasured and plan.pr_number is None
+    assert plan.head_sha == event["workflow_run"]["head_sha"]
+    assert "`forker/Hello-World`" in plan.reason and "fail-on-skip" in plan.reason
+
+
+def test_a_workflow_run_after_a_deleted_forks_check_still_marks_it(tmp_path: Path) -> None:
+    event = load_event("workflow_run.fork")
+    event["workflow_run"]["head_repository"] = None
+    plan = decide(config(tmp_path), context("workflow_run", event))
+    assert plan.activity == "fork" and "a deleted fork" in plan.reason
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"event": "push"},
+        {"event": "pull_request", "head_sha": ""},
+        {"head_repository": {"id": 186853002, "full_name": "Codertocat/Hello-World"}},
+    ],
+)
+def test_a_workflow_run_that_is_not_a_forks_check_is_left_alone(
+    tmp_path: Path, change: dict[str, Any]
+) -> None:
+    event = load_event("workflow_run.fork")
+    event["workflow_run"].update(change)
+    plan = decide(config(tmp_path), context("workflow_run", event))
+    assert plan.activity == "skip" and not plan.unmeasured and plan.head_sha is None
+
+
+def test_an_explicit_mode_on_workflow_run_is_obeyed(tmp_path: Path) -> None:
+    plan = decide(
+        config(tmp_path, mode="check"), context("workflow_run", load_event("workflow_run.fork"))
+    )
+    assert plan.activity == "check" and plan.head_sha is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -203,9 +202,8 @@ def test_server_errors_are_retried_then_reported_with_their_status(gh: FakeGitHu
 
 def test_commit_lands_on_the_measured_commit_only(gh: FakeGitHubServer) -> None:
     c = client(gh)
-    first = c.commit_file(
-        path="baselines/a.json",
-        content=b'{"v": 1}',
+    first = c.commit_files(
+        {"baselines/a.json": b'{"v": 1}'},
         branch="feature",
         parent=HEAD_SHA,
         message="add",
@@ -218,9 +216,8 @@ def test_commit_lands_on_the_measured_commit_only(gh: FakeGitHubServer) -> None:
     assert gh.count("PATCH", "/git/refs/heads/feature$") == 1
     # A second promotion from the same (now stale) measured commit is refused, not stacked.
     with pytest.raises(BranchMovedError) as moved:
-        c.commit_file(
-            path="baselines/a.json",
-            content=b'{"v": 2}',
+        c.commit_files(
+            {"baselines/a.json": b'{"v": 2}'},
             branch="feature",
             parent=HEAD_SHA,
             message="m",
@@ -229,11 +226,36 @@ def test_commit_lands_on_the_measured_commit_only(gh: FakeGitHubServer) -> None:
     assert repo.heads["feature"] == first.sha
 
 
+def test_several_files_land_in_one_commit_or_none_does(gh: FakeGitHubServer) -> None:
+    files = {
+        "baselines/a.json": b"{}",
+        "baselines/a.summary.md": b"# a\n",
+        "baselines/.gitattributes": b"*.json linguist-generated\n",
+    }
+    done = client(gh).commit_files(files, branch="feature", parent=HEAD_SHA, message="m")
+    repo = gh.repos[REPO]
+    assert done.paths == tuple(files)
+    assert {p: repo.files["feature"][p]["content"] for p in files} == files
+    [commit] = repo.commits
+    assert sorted(commit["paths"]) == sorted(files) and commit["parents"] == [HEAD_SHA]
+    assert gh.count("POST", "/git/trees$") == 1 and gh.count("POST", "/git/commits$") == 1
+    # A refused ref update leaves none of them on the branch.
+    gh.push(REPO, "feature", {"other.txt": b"pushed"})
+    with pytest.raises(BranchMovedError):
+        client(gh).commit_files(
+            {"baselines/b.json": b"{}", "baselines/b.summary.md": b"# b\n"},
+            branch="feature",
+            parent=done.sha,
+            message="m",
+        )
+    assert not {"baselines/b.json", "baselines/b.summary.md"} & set(repo.files["feature"])
+
+
 def test_a_push_after_the_measurement_blocks_the_commit(gh: FakeGitHubServer) -> None:
     pushed = gh.push(REPO, "feature", {"prompt.txt": b"changed after the label"})
     with pytest.raises(BranchMovedError):
-        client(gh).commit_file(
-            path="baselines/a.json", content=b"{}", branch="feature", parent=HEAD_SHA, message="m"
+        client(gh).commit_files(
+            {"baselines/a.json": b"{}"}, branch="feature", parent=HEAD_SHA, message="m"
         )
     assert gh.repos[REPO].heads["feature"] == pushed
     assert "baselines/a.json" not in gh.repos[REPO].files["feature"]
@@ -241,21 +263,17 @@ def test_a_push_after_the_measurement_blocks_the_commit(gh: FakeGitHubServer) ->
 
 def test_a_deleted_branch_or_commit_is_named(gh: FakeGitHubServer) -> None:
     with pytest.raises(BranchNotFoundError) as gone:
-        client(gh).commit_file(
-            path="a.json", content=b"{}", branch="gone", parent=HEAD_SHA, message="m"
-        )
+        client(gh).commit_files({"a.json": b"{}"}, branch="gone", parent=HEAD_SHA, message="m")
     assert "'gone' was not found" in gone.value.message
     with pytest.raises(BranchNotFoundError) as unknown:
-        client(gh).commit_file(
-            path="a.json", content=b"{}", branch="feature", parent="f" * 40, message="m"
-        )
+        client(gh).commit_files({"a.json": b"{}"}, branch="feature", parent="f" * 40, message="m")
     assert "ffffffffffff" in unknown.value.message
 
 
 def test_a_contents_read_token_cannot_commit(gh: FakeGitHubServer) -> None:
     with pytest.raises(GitHubError) as refused:
-        client(gh, CONTENTS_READ).commit_file(
-            path="a.json", content=b"{}", branch="feature", parent=HEAD_SHA, message="m"
+        client(gh, CONTENTS_READ).commit_files(
+            {"a.json": b"{}"}, branch="feature", parent=HEAD_SHA, message="m"
         )
     assert refused.value.status == 403 and "contents: write" in (refused.value.hint or "")
     assert gh.repos[REPO].heads["feature"] == HEAD_SHA
@@ -298,11 +316,8 @@ def test_the_promote_label_is_created_once(gh: FakeGitHubServer) -> None:
     assert gh.count("POST", "/labels$") == 1
 
 
-def test_secondary_rate_limits_wait_a_minute_without_retry_after(
-    gh: FakeGitHubServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    slept: list[float] = []
-    monkeypatch.setattr(time, "sleep", slept.append)  # urllib3's backoff sleeps through time.sleep
+def test_secondary_rate_limits_wait_a_minute_without_retry_after(gh: FakeGitHubServer) -> None:
+    slept: list[float] = []  # reads pause through the client's `sleep`, as writes do
     gh.fail(
         "GET",
         "/issues/5/comments$",
@@ -311,7 +326,11 @@ def test_secondary_rate_limits_wait_a_minute_without_retry_after(
         message="You have exceeded a secondary rate limit. Please wait a few minutes.",
     )
     GitHubClient.connect(
-        token=DEFAULT_TOKEN, api_url=gh.base_url, repository=REPO, throttle=False
+        token=DEFAULT_TOKEN,
+        api_url=gh.base_url,
+        repository=REPO,
+        throttle=False,
+        sleep=slept.append,
     ).upsert_comment(5, marker=MARKER, body=MARKER)
     assert slept and max(slept) >= 60
     assert gh.count("GET", "/issues/5/comments$") == 2
@@ -360,9 +379,7 @@ def test_remove_label_ignores_a_label_already_gone(gh: FakeGitHubServer) -> None
 
 def test_committed_content_is_sent_base64_encoded_once(gh: FakeGitHubServer) -> None:
     payload = "é\n".encode() * 3
-    client(gh).commit_file(
-        path="f.json", content=payload, branch="feature", parent=HEAD_SHA, message="m"
-    )
+    client(gh).commit_files({"f.json": payload}, branch="feature", parent=HEAD_SHA, message="m")
     stored = gh.repos[REPO].files["feature"]["f.json"]["content"]
     assert stored == payload and base64.b64encode(stored) != stored
 

@@ -1,4 +1,5 @@
-"""The Action's own Markdown: markers, size caps, and the promotion body against a golden file."""
+"""The Action's own Markdown: markers, size caps, and the promotion body and the emptied gate's
+failure against golden files."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def test_promoted_first_baseline_matches_the_golden_file() -> None:
         check_note=render.check_started_note("promptcanary-pr.yml", "feature/x"),
         check_run="PromptCanary: support-bot (openai/fake)",
         needs_person=render.needs_person_note(default_token=True),
+        with_files=["baselines/support-bot__openai-fake.summary.md", "baselines/.gitattributes"],
     )
     assert_golden("action_promoted.md", body)
 
@@ -172,3 +174,19 @@ def test_the_check_run_summary_fits_githubs_limit_without_the_marker() -> None:
     assert checks.conclusion_for("passed", 0) == "success"
     assert checks.conclusion_for("no-baseline", 0) == "neutral"
     assert checks.conclusion_for("skipped", 3) == "failure"
+
+
+def test_a_removed_baseline_matches_the_golden_file() -> None:
+    from promptcanary.action.guards import emptied_gate
+
+    decision = emptied_gate(
+        head_has_baseline=False,
+        base_ref="main",
+        base_baselines=["support-bot__openai-fake__20260102T030405000000Z_0123abcd.json"],
+        baseline_folder="baselines",
+        allowed=False,
+    )
+    marker = render.comment_marker("support-bot", "openai/fake")
+    body = render.baseline_removed_markdown(decision.reason, WHERE, marker=marker)
+    assert body.startswith(marker + "\n")
+    assert_golden("action_baseline_removed.md", body)

@@ -176,8 +176,8 @@ def test_unreadable_event_payload_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_check_workflow_takes_a_file_name_a_path_or_none(tmp_path: Path) -> None:
-    # The default names the check workflow `promptcanary init` writes.
-    assert load_config(env(tmp_path)).check_workflow == "promptcanary-pr.yml"
+    # The default starts nothing: dispatching is opt-in.
+    assert load_config(env(tmp_path)).check_workflow == "none"
     assert load_config(env(tmp_path)).fail_on_skip is False
     path = ".github/workflows/promptcanary-pr.yml"
     assert load_config(env(tmp_path, **{"check-workflow": path})).check_workflow == (
@@ -190,6 +190,15 @@ def test_check_workflow_takes_a_file_name_a_path_or_none(tmp_path: Path) -> None
     assert "'check-workflow' input must be a workflow file name" in bad.value.message
 
 
+def test_allowing_a_baseline_removal_is_opt_in_and_a_boolean(tmp_path: Path) -> None:
+    assert load_config(env(tmp_path)).allow_baseline_removal is False
+    allowed = load_config(env(tmp_path, **{"allow-baseline-removal": "true"}))
+    assert allowed.allow_baseline_removal is True
+    with pytest.raises(ConfigError) as bad:
+        load_config(env(tmp_path, **{"allow-baseline-removal": "yes"}))
+    assert "'allow-baseline-removal' input must be" in bad.value.message
+
+
 def test_the_running_workflow_file_comes_from_github_workflow_ref(tmp_path: Path) -> None:
     ctx = load_context(
         {
@@ -200,3 +209,35 @@ def test_the_running_workflow_file_comes_from_github_workflow_ref(tmp_path: Path
     )
     assert ctx.workflow_file == "promptcanary-pr.yml" and ctx.actor == "dependabot[bot]"
     assert load_context({"GITHUB_WORKSPACE": str(tmp_path)}).workflow_file is None
+
+
+def test_judge_hosts_and_key_variables_are_lists(tmp_path: Path) -> None:
+    config = load_config(
+        env(
+            tmp_path,
+            **{
+                "judge-hosts": "Judge.Example.com, localhost:8080\nhttps://user@proxy.test:443/v1",
+                "judge-key-env": "JUDGE_API_KEY\n  OTHER_KEY,JUDGE_API_KEY",
+            },
+        )
+    )
+    assert config.judge_hosts == ("judge.example.com", "localhost:8080", "proxy.test:443")
+    assert config.judge_key_env == ("JUDGE_API_KEY", "OTHER_KEY")
+    assert load_config(env(tmp_path)).judge_hosts == () == load_config(env(tmp_path)).judge_key_env
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("judge-hosts", "judge.example.com/v1", "host names"),
+        ("judge-hosts", "*.example.com", "host names"),
+        ("judge-key-env", "sk-abc123", "environment variable names"),
+        ("judge-key-env", "GITHUB_TOKEN", "the runner's GITHUB_*"),
+        ("judge-key-env", "actions_runtime_token", "hold the job's tokens"),
+    ],
+)
+def test_a_bad_judge_list_names_the_input(tmp_path: Path, name: str, value: str, says: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(env(tmp_path, **{name: value}))
+    assert f"'{name}' input must be" in raised.value.message and says in raised.value.message
+    assert raised.value.field == f"with.{name}"

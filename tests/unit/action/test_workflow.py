@@ -96,3 +96,18 @@ def test_outcome_outputs_list_every_declared_output() -> None:
     assert tuple(outputs) == OUTPUT_NAMES
     assert outputs["result"] == "skipped" and outputs["has-drift"] == "false"
     assert outputs["regressions"] == "0" and outputs["overall-score"] == ""
+
+
+def test_a_full_report_leaves_room_for_the_note_written_after_it(tmp_path: Path) -> None:
+    from promptcanary.action.workflow import STEP_SUMMARY_LIMIT_BYTES, SUMMARY_NOTE_RESERVE_BYTES
+
+    summary = tmp_path / "summary"
+    workflow = Workflow({"GITHUB_STEP_SUMMARY": str(summary)}, io.StringIO())
+    assert workflow.add_summary("🐤 " * 400_000)  # a report far over the limit: cut
+    size = summary.stat().st_size
+    assert STEP_SUMMARY_LIMIT_BYTES - size >= SUMMARY_NOTE_RESERVE_BYTES
+    assert "Summary cut at GitHub's 1 MiB limit" in summary.read_text(encoding="utf-8")
+    note = "### ⚠️ GitHub refused some operations\n\n- Could not comment. HTTP 403"
+    assert workflow.add_summary(note, reserve=0)
+    text = summary.read_text(encoding="utf-8")
+    assert text.endswith(note + "\n") and summary.stat().st_size <= STEP_SUMMARY_LIMIT_BYTES
