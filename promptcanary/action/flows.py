@@ -76,6 +76,13 @@ def starting(s: Session, ready: pipeline.Ready) -> None:
         check_in_workspace(s.config.baseline_dir, s.context.workspace)
 
 
+def retesting(s: Session, retest: pipeline.Retesting) -> None:
+    """Before the watch re-tests a behaviour-only finding: say in the log and the summary how
+    many more requests it sends."""
+    s.workflow.print_untrusted(f"PromptCanary: {retest.line()}")
+    s.workflow.add_summary(render.retesting_line(retest.line()))
+
+
 def _with_dispatched_pull_request(s: Session) -> Plan:
     """The check a promotion dispatched has no pull request in its event: find the branch's
     open pull request, so its sticky comment is updated as on any check."""
@@ -228,8 +235,18 @@ def _verdict_check(
 
 
 def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
-    """Open/update the watch issue on drift over the threshold; close it when healthy."""
+    """Open/update the watch issue on drift over the threshold or a behaviour change (confirmed
+    on fresh answers when it was the only finding); close it when healthy."""
     marker = render.watch_marker(report.suite_name, report.provider.model_id)
+    retest = report.retest
+    if retest is not None:
+        s.workflow.add_summary(render.retest_markdown(retest))
+        if not retest.accuses:
+            s.workflow.notice(
+                f"The behaviour finding was re-tested on {retest.requests:,} fresh answers and "
+                f"not confirmed as a model change: {retest.sentence} No watch issue was opened.",
+                title="PromptCanary watch",
+            )
     if not s.config.comment or report.is_inconclusive:
         return ""  # an unmeasurable run says nothing about the model: leave the issue as is
     over = report.has_drift and (
@@ -237,11 +254,15 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
         or pipeline.over_threshold(report, s.config.fail_on_severity)
     )
     # A behaviour change is what a watch is for (the provider swapped the model behind the
-    # name): it opens the issue even when every probe held.
-    if over or report.behaviour_changed:
+    # name): it opens the issue even when every probe held — once fresh answers confirmed it.
+    if over or report.behaviour_stands:
         body = render.drift_markdown(report, s.where, budget=render.COMMENT_REPORT_BUDGET)
         body = render.watch_issue_markdown(
-            body, marker, s.where, provider_line=render.watch_provider_line(report)
+            body,
+            marker,
+            s.where,
+            provider_line=render.watch_provider_line(report),
+            retest=render.retest_markdown(retest) if retest is not None else "",
         )
         body = render.fit_body(body, s.where)
         files.write(".issue.md", body)
@@ -252,6 +273,9 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
             ),
         )
         return ref.html_url if ref else ""
+
+    if report.behaviour_changed:
+        return ""  # a finding fresh answers did not confirm: no accusation, and no all-clear
 
     def close(gh: GitHubClient) -> str:
         issue = gh.find_open_issue(marker=marker, label=WATCH_LABEL)

@@ -90,6 +90,8 @@ def action(
         announce=partial(flows.starting, session),
         # A check without a baseline asks the base branch: a pull request cannot empty its gate.
         missing_baseline=partial(preflight.missing_baseline, session),
+        # The watch re-tests a behaviour-only finding on fresh answers: say what that sends.
+        retesting=partial(flows.retesting, session),
         pricer=pipeline.litellm_price,
     )
     try:
@@ -101,8 +103,13 @@ def action(
             result: pipeline.Check | pipeline.BaselineRun = pipeline.baseline_run(request, ports)
         else:
             # The first run on a repository has no baseline yet: it reports the run alone.
+            # The watch confirms a behaviour-only finding on fresh answers before it accuses.
             check = pipeline.CheckRequest(
-                config.config_path, overrides, policy, require_baseline=False
+                config.config_path,
+                overrides,
+                policy,
+                require_baseline=False,
+                confirm_behaviour=plan.activity == "watch",
             )
             result = pipeline.check(check, ports)
     except BaselineRemovedError as removed:  # before the first request

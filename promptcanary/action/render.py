@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptcanary.action import comment
-from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
+from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, Retest
 from promptcanary.core.render.safety import md_code, md_text, safe_url
 
 #: GitHub refuses issue and comment bodies longer than this.
@@ -365,14 +365,44 @@ def watch_provider_line(report: DriftReport) -> str:
 
 
 def watch_issue_markdown(
-    report_markdown: str, marker: str, where: Where, *, provider_line: str = ""
+    report_markdown: str,
+    marker: str,
+    where: Where,
+    *,
+    provider_line: str = "",
+    retest: str = "",
 ) -> str:
-    """Body of the watch issue: our marker, who changed the model (when it moved), the report,
-    and what closes the issue."""
-    head = f"{provider_line}\n\n" if provider_line else ""
+    """Body of the watch issue: our marker, who changed the model (when it moved), the re-test
+    that confirmed a behaviour finding (:func:`retest_markdown`), the report, and what closes
+    the issue."""
+    head = "".join(f"{part}\n\n" for part in (provider_line, retest) if part)
     return (
         f"{marker}\n{head}{report_markdown}\n\n<sub>PromptCanary keeps this issue up to date on "
         "every scheduled run and closes it when a run is healthy again.</sub>"
+    )
+
+
+def retesting_line(fresh: str) -> str:
+    """The summary's line before the watch re-tests a behaviour finding (``fresh``: what
+    :meth:`promptcanary.pipeline.Retesting.line` says)."""
+    return (
+        f"**PromptCanary** · {md_text(fresh, 1000)} The only finding is a behaviour change: the "
+        "watch opens or updates its issue only if the fresh answers confirm it.\n\n"
+    )
+
+
+def retest_markdown(retest: Retest) -> str:
+    """What the watch's re-test found, for the job summary and the issue."""
+    n = retest.requests
+    outcome = (
+        "The finding stands: the watch reports it as a model change."
+        if retest.accuses
+        else "Not confirmed as a model change: the watch opens or updates no issue for it (an "
+        "open one is left as it is)."
+    )
+    return (
+        f"### 🔁 Re-test on fresh answers ({n:,} request{'s' if n != 1 else ''})\n\n"
+        f"{md_text(retest.sentence[:1].upper() + retest.sentence[1:], 3000)}\n\n{outcome}"
     )
 
 

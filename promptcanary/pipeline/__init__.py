@@ -14,6 +14,7 @@ or inputs into the request, and print or comment what comes back::
         run      = measure(suite, provider, overrides, baseline=baseline)
         keep(run)                                             # never lost, whatever follows
         report   = compare_with_settings(baseline, run, settings, overrides)
+        report   = retest_finding(...) if confirm_behaviour   # the watch: fresh answers first
         verdict  = gate(report, policy)                       # result word + exit code
 
     baseline_run(BaselineRunRequest(config, overrides, save=True), ports) -> BaselineRun
@@ -34,7 +35,7 @@ from promptcanary.pipeline.cost import RunPlan, plan_run
 from promptcanary.pipeline.locations import baseline_dir
 from promptcanary.pipeline.measure import measure, merge_parts, unusable_reason
 from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
-from promptcanary.pipeline.ports import MissingBaseline, Ports, ProviderFactory, Ready
+from promptcanary.pipeline.ports import MissingBaseline, Ports, ProviderFactory, Ready, Retesting
 from promptcanary.pipeline.pricing import litellm_price
 from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
 from promptcanary.pipeline.usecases.baseline_run import (
@@ -64,6 +65,7 @@ __all__ = [
     "Ports",
     "ProviderFactory",
     "Ready",
+    "Retesting",
     "RunPlan",
     "Verdict",
     "baseline_dir",

@@ -12,11 +12,12 @@ from promptcanary.errors import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.options import ProgressCallback, RunOptions
     from promptcanary.core.run.shards import Shard
     from promptcanary.core.suite import CanarySuite
     from promptcanary.pipeline.overrides import Overrides
+    from promptcanary.pipeline.ports import Retesting
     from promptcanary.providers.base import BaseLLMProvider
 
 
@@ -223,6 +224,40 @@ def merge_parts(paths: list[Path]) -> CanaryRunResult:
     from promptcanary.storage.runs import load_run as _load
 
     return merge_runs([(str(path), _load(path)) for path in paths])
+
+
+def retest_finding(
+    suite: CanarySuite,
+    provider: BaseLLMProvider,
+    overrides: Overrides,
+    baseline: BaselineSnapshot,
+    report: DriftReport,
+    *,
+    announce: Callable[[Retesting], None],
+    progress: ProgressCallback | None = None,
+) -> DriftReport:
+    """``report`` with its behaviour-only finding re-tested on fresh answers (see
+    :mod:`promptcanary.core.run.retest`): ``announce`` is told the requests first, they are
+    sent under the check's settings, and the report records the outcome and counts them in its
+    usage. Unchanged when the finding is not behaviour-only, or for a replay (it has no fresh
+    answers to give)."""
+    from promptcanary.core.run.retest import needs_retest, resample_flagged, retest_plan
+    from promptcanary.core.verdict.behaviour import with_retest
+    from promptcanary.pipeline.ports import Retesting
+    from promptcanary.pipeline.pricing import priced
+
+    if overrides.replay is not None or not needs_retest(report):
+        return report
+    announce(Retesting(retest_plan(suite, baseline, report)))
+    retest = resample_flagged(
+        suite,
+        priced(suite, provider, overrides),
+        baseline,
+        report,
+        _run_options(suite, overrides),
+        progress=progress,
+    )
+    return with_retest(report, retest)
 
 
 def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:

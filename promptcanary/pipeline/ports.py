@@ -1,7 +1,8 @@
 """What a use case needs from outside itself, passed in by the front-end that calls it: the
 baseline store, the provider factory, where progress goes, who is told the plan (the CLI asks in
 the terminal, the Action writes the step summary), who is told a check found no baseline (the
-Action asks whether the change removed it) and who keeps the measured run."""
+Action asks whether the change removed it), who is told of a re-test's extra requests and who
+keeps the measured run."""
 
 from __future__ import annotations
 
@@ -38,6 +39,29 @@ class Ready:
 
 
 @dataclass(frozen=True)
+class Retesting:
+    """A behaviour-only finding about to be re-tested on fresh answers (a check asked to
+    confirm: the Action's watch), told to the front-end before the re-test's first request."""
+
+    fresh: dict[str, int]
+    """prompt id -> fresh answers asked for."""
+
+    @property
+    def requests(self) -> int:
+        """Requests the re-test sends."""
+        return sum(self.fresh.values())
+
+    def line(self) -> str:
+        """``Re-test of the behaviour finding on fresh answers: 12 more requests (capital 12).``"""
+        shown = ", ".join(f"{p} {n}" for p, n in list(self.fresh.items())[:10])
+        more = f", {len(self.fresh) - 10} more prompts" if len(self.fresh) > 10 else ""
+        return (
+            f"Re-test of the behaviour finding on fresh answers: {self.requests:,} more "
+            f"request{'s' if self.requests != 1 else ''} ({shown}{more})."
+        )
+
+
+@dataclass(frozen=True)
 class MissingBaseline:
     """A check found no baseline of its suite and model (and does not require one), before the
     first request."""
@@ -70,6 +94,9 @@ class Ports:
     """Told when a check finds no baseline to compare with, before the plan is announced. It may
     raise to stop, nothing sent (the Action, when the pull request removed the baseline its base
     branch has: comparing with nothing would pass); returning goes on without one."""
+    retesting: Callable[[Retesting], None] = _nothing
+    """Told how many requests the re-test of a behaviour-only finding sends, before the first
+    (only when the request asks to confirm; the Action's watch writes it in the summary)."""
     keep: Callable[[CanaryRunResult], None] = _nothing
     """Given the run as soon as it is measured, before anything else can fail, so a paid-for
     run is never lost (the CLI writes ``-o`` / ``--save-run`` here)."""

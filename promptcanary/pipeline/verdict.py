@@ -94,7 +94,8 @@ def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None
     """The one gate of both front-ends.
 
     With a report: inconclusive first (never drift), then the severity threshold and
-    ``fail_on_drift``, then behaviour changes (only with ``fail_on_behaviour_change``), then
+    ``fail_on_drift``, then behaviour changes (only with ``fail_on_behaviour_change``; not one a
+    re-test on fresh answers withdrew, :attr:`DriftReport.behaviour_stands`), then
     suite changes (only with ``fail_on_suite_change``). Without one (nothing to compare with):
     ``inconclusive`` when the run is ``unusable`` (see
     :func:`~promptcanary.pipeline.measure.unusable_reason`), else ``no-baseline``.
@@ -110,7 +111,7 @@ def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None
         policy.fail_on_drift and report.has_drift
     ):
         return Verdict("failed", EXIT_DRIFT)
-    if policy.fail_on_behaviour_change and report.behaviour_changed:
+    if policy.fail_on_behaviour_change and report.behaviour_stands:
         return Verdict("failed", EXIT_DRIFT)
     if policy.fail_on_suite_change and report.suite_changed:
         return Verdict("suite-changed", EXIT_DRIFT)

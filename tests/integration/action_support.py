@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from promptcanary.core.suite import CanarySuite
@@ -49,9 +50,10 @@ _TEXT_TO_ID = {
 }
 
 
-def answers_for(answers: dict[str, str], prompt_text: str) -> str:
-    """The scripted reply for a prompt text."""
-    return answers[_TEXT_TO_ID[prompt_text]]
+def answers_for(answers: Mapping[str, str | Callable[[], str]], prompt_text: str) -> str:
+    """The scripted reply for a prompt text (a callable answers anew on every request)."""
+    answer = answers[_TEXT_TO_ID[prompt_text]]
+    return answer() if callable(answer) else answer
 
 
 def write_suite(workspace: Path) -> Path:

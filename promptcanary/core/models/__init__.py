@@ -17,6 +17,7 @@ from promptcanary.core.models.behaviour import (
     BehaviourSuite,
     DiffSegment,
     PropertyMove,
+    Retest,
 )
 from promptcanary.core.models.drift import (
     DriftReport,
@@ -64,6 +65,7 @@ __all__ = [
     "PropertyMove",
     "ProviderConfig",
     "ReportFormat",
+    "Retest",
     "ShardRecord",
     "SuiteChange",
     "UsageSummary",

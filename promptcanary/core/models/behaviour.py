@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from promptcanary.core.models.usage import UsageSummary
 
 #: :attr:`Attribution.who_changed` values ("neither": no change detected on either side;
 #: "unclear": answers moved only among ones the baseline already holds, nothing else moved).
@@ -164,3 +166,66 @@ class Attribution(BaseModel):
     """Prompts whose answers changed."""
     regressions: int = 0
     """Probe regressions."""
+
+
+class Retest(BaseModel):
+    """A behaviour finding tested again on fresh answers, before the scheduled watch accuses
+    (:func:`promptcanary.core.run.retest.resample_flagged`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    confirmed: list[str] = Field(default_factory=list)
+    """Flagged prompts whose fresh answers differ from the baseline's again."""
+    not_confirmed: list[str] = Field(default_factory=list)
+    """Flagged prompts whose fresh answers look like the baseline's: the first flag was noise."""
+    unmeasured: list[str] = Field(default_factory=list)
+    """Flagged prompts with fewer than two successful fresh answers (the requests errored): not
+    re-tested, so neither confirmed nor withdrawn as noise."""
+    baseline_suspects: list[str] = Field(default_factory=list)
+    """Confirmed prompts whose answers only shifted among ones the baseline holds, with nothing
+    else moving: the baseline may not represent them."""
+    suite_confirmed: bool | None = None
+    """The suite-level finding, tested again on the fresh answers (None: it was not a finding)."""
+    usage: UsageSummary | None = None
+    """What the fresh answers cost (requests, tokens, cost); None when nothing was sent."""
+
+    @property
+    def requests(self) -> int:
+        """Requests the re-test sent."""
+        return self.usage.requests if self.usage is not None else 0
+
+    # Derived, written to the JSON report for readers (jq '.retest.accuses'), ignored on load.
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def accuses(self) -> bool:
+        """Whether the finding stands as a model change after the re-test."""
+        return bool(set(self.confirmed) - set(self.baseline_suspects)) or bool(self.suite_confirmed)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def sentence(self) -> str:
+        """The outcome in words, for an issue or a log."""
+        parts = []
+        if self.confirmed:
+            parts.append(f"confirmed on fresh answers: {', '.join(self.confirmed)}")
+        if self.not_confirmed:
+            parts.append(
+                f"not confirmed (the first flag was noise): {', '.join(self.not_confirmed)}"
+            )
+        if self.unmeasured:
+            parts.append(
+                f"not re-tested (too few fresh answers, the requests failed): "
+                f"{', '.join(self.unmeasured)}"
+            )
+        if self.suite_confirmed is not None:
+            parts.append(
+                "the suite-level change was "
+                + ("confirmed" if self.suite_confirmed else "not confirmed")
+            )
+        if self.baseline_suspects:
+            parts.append(
+                f"the baseline may not represent {', '.join(self.baseline_suspects)}: their "
+                "answers shifted twice among ones it already holds and nothing else moved — "
+                "record a new baseline with more samples (baseline_samples in canary.yaml)"
+            )
+        return "; ".join(parts) + "." if parts else "Nothing to re-test."

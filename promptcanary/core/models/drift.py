@@ -9,7 +9,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from promptcanary.core.models.behaviour import Attribution, BehaviourChange, BehaviourSuite
+from promptcanary.core.models.behaviour import (
+    Attribution,
+    BehaviourChange,
+    BehaviourSuite,
+    Retest,
+)
 from promptcanary.core.models.run import (
     SCHEMA_VERSION,
     ProbeCategory,
@@ -272,6 +277,10 @@ class DriftReport(BaseModel):
     """The suite-level answer test (None when no prompt's answers could be compared)."""
     attribution: Attribution | None = None
     """Who changed since the baseline: the suite, the model, both or neither."""
+    retest: Retest | None = None
+    """The scheduled watch's re-test of a behaviour-only finding on fresh answers (None: not
+    re-tested). A finding it does not confirm is no longer a behaviour change that counts
+    (:attr:`behaviour_stands`); its requests are in :attr:`current_usage`."""
 
     @model_validator(mode="before")
     @classmethod
@@ -440,12 +449,12 @@ class DriftReport(BaseModel):
         """Heuristic severity rating based on regression count and magnitude.
 
         NONE: no regressions and no behaviour change; LOW: answers changed (some prompt's, or
-        the suite's together: :attr:`behaviour_changed`) while every probe held. Otherwise, with rate = regressions / comparable pairs and
+        the suite's together: :attr:`behaviour_stands`) while every probe held. Otherwise, with rate = regressions / comparable pairs and
         worst = largest score drop: CRITICAL if rate >= 50 % or worst >= 0.6; HIGH if rate >= 30 %
         or worst >= 0.4; MEDIUM if rate >= 15 % or worst >= 0.2; else LOW.
         """
         if not self.has_drift:
-            return DriftSeverity.LOW if self.behaviour_changed else DriftSeverity.NONE
+            return DriftSeverity.LOW if self.behaviour_stands else DriftSeverity.NONE
         rate, worst = self.regression_rate, self.worst_delta
         # A tiny epsilon keeps 0.6 - 1e-16 style float noise on the documented side of a boundary.
         eps = 1e-9
@@ -462,6 +471,13 @@ class DriftReport(BaseModel):
         """True when the answers changed: some prompt's (answer-distribution test), or the
         suite's together (:attr:`behaviour_suite`)."""
         return bool(self.behaviour_changes) or self.suite_answers_changed
+
+    @property
+    def behaviour_stands(self) -> bool:
+        """True when the answers changed and no re-test on fresh answers withdrew it: what the
+        severity, the gate and the watch count (:attr:`behaviour_changed` keeps what this
+        check's answers showed)."""
+        return self.behaviour_changed and (self.retest is None or self.retest.accuses)
 
     @property
     def suite_answers_changed(self) -> bool:
@@ -541,7 +557,10 @@ class DriftReport(BaseModel):
             else ""
         )
         behaviour = (
-            f" {moved} while the probes held (behaviour change, severity low)."
+            f" {moved} while the probes held, but the re-test on fresh answers did not confirm "
+            "it (no behaviour change)."
+            if moved and not self.has_drift and not self.behaviour_stands
+            else f" {moved} while the probes held (behaviour change, severity low)."
             if moved and not self.has_drift
             else f" {moved.replace('Answers ', 'Answers also ', 1)}."
             if moved

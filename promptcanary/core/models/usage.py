@@ -48,6 +48,25 @@ class UsageSummary(BaseModel):
     fingerprints: list[str] = Field(default_factory=list)
     """System fingerprints the provider reported, sorted."""
 
+    def plus(self, other: UsageSummary) -> UsageSummary:
+        """This usage and ``other``'s together (a check and the requests it sent afterwards):
+        counts, tokens and cost add up (a cost stays unknown only when both are); the latency
+        percentiles stay this one's, which cannot be merged from two summaries."""
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return self.model_copy(
+            update={
+                "requests": self.requests + other.requests,
+                "errors": self.errors + other.errors,
+                "retries": self.retries + other.retries,
+                "prompt_tokens": self.prompt_tokens + other.prompt_tokens,
+                "completion_tokens": self.completion_tokens + other.completion_tokens,
+                "total_tokens": self.total_tokens + other.total_tokens,
+                "cost_usd": sum(costs) if costs else None,
+                "models": sorted({*self.models, *other.models}),
+                "fingerprints": sorted({*self.fingerprints, *other.fingerprints}),
+            }
+        )
+
     # Per-request figures: runs with different sample counts make different numbers of requests,
     # so their totals do not compare (a 3-sample check against a 30-sample baseline would read
     # "tokens −90 %"); these do. Written to the JSON report next to the totals, ignored on load.

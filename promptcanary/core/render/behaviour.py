@@ -89,10 +89,16 @@ def suite_verdict(report: DriftReport) -> str | None:
 
 
 def attribution_notes(report: DriftReport) -> list[str]:
-    """What the attribution noticed that is not evidence of a model change (a new fingerprint)."""
-    if report.attribution is None:
-        return []
-    return [one_line(n, 300) for n in report.attribution.notes]
+    """What the attribution noticed that is not evidence of a model change (a new fingerprint),
+    and the outcome of a re-test on fresh answers (the scheduled watch's)."""
+    notes = [] if report.attribution is None else list(report.attribution.notes)
+    if report.retest is not None:
+        r = report.retest
+        notes.append(
+            f"re-tested on {r.requests:,} fresh answer{'s' if r.requests != 1 else ''} (counted in "
+            f"the usage): {r.sentence}"
+        )
+    return [one_line(n, 300) for n in notes]
 
 
 def _view(c: BehaviourChange) -> BehaviourView:

@@ -23,7 +23,6 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from promptcanary.core.models import (
@@ -33,8 +32,10 @@ from promptcanary.core.models import (
     BehaviourSuite,
     CanaryRunResult,
     DiffSegment,
+    DriftReport,
     LLMResponse,
     PropertyMove,
+    Retest,
     SuiteChange,
 )
 from promptcanary.core.text import clip
@@ -47,6 +48,7 @@ __all__ = [
     "retest_flagged",
     "testable_prompts",
     "topup_prompts",
+    "with_retest",
 ]
 
 #: A served model name seen on one side only is evidence of a new model when chance alone would
@@ -520,49 +522,6 @@ def topup_prompts(
 # ── Confirming a finding on fresh answers (the scheduled watch) ──────────────────────────────
 
 
-@dataclass(frozen=True)
-class Retest:
-    """A behaviour finding tested again on fresh answers (:func:`retest_flagged`)."""
-
-    confirmed: list[str]
-    """Flagged prompts whose fresh answers differ from the baseline's again."""
-    not_confirmed: list[str]
-    """Flagged prompts whose fresh answers look like the baseline's: the first flag was noise."""
-    baseline_suspects: list[str]
-    """Confirmed prompts whose answers only shifted among ones the baseline holds, with nothing
-    else moving: the baseline may not represent them."""
-    suite_confirmed: bool | None
-    """The suite-level finding, tested again on the fresh answers (None: it was not a finding)."""
-
-    @property
-    def accuses(self) -> bool:
-        """Whether the finding stands as a model change after the re-test."""
-        return bool(set(self.confirmed) - set(self.baseline_suspects)) or bool(self.suite_confirmed)
-
-    @property
-    def sentence(self) -> str:
-        """The outcome in words, for an issue or a log."""
-        parts = []
-        if self.confirmed:
-            parts.append(f"confirmed on fresh answers: {', '.join(self.confirmed)}")
-        if self.not_confirmed:
-            parts.append(
-                f"not confirmed (the first flag was noise): {', '.join(self.not_confirmed)}"
-            )
-        if self.suite_confirmed is not None:
-            parts.append(
-                "the suite-level change was "
-                + ("confirmed" if self.suite_confirmed else "not confirmed")
-            )
-        if self.baseline_suspects:
-            parts.append(
-                f"the baseline may not represent {', '.join(self.baseline_suspects)}: their "
-                "answers shifted twice among ones it already holds and nothing else moved — "
-                "record a new baseline with more samples (baseline_samples in canary.yaml)"
-            )
-        return "; ".join(parts) + "." if parts else "Nothing to re-test."
-
-
 def retest_flagged(
     baseline: CanaryRunResult,
     fresh: CanaryRunResult,
@@ -583,20 +542,26 @@ def retest_flagged(
     evidence), is a baseline suspect rather than a model change: an unlucky baseline flags the
     same prompt check after check.
     """
-    from promptcanary.core.behaviour import MIN_EFFECT, PromptAnswers, holm, suite_test
+    from promptcanary.core.behaviour import (
+        MIN_EFFECT,
+        PromptAnswers,
+        holm,
+        pooled_test,
+        suite_test,
+    )
 
     base = answers_by_prompt(baseline.llm_responses)
     now = answers_by_prompt(fresh.llm_responses)
     flagged = [c for c in report_changes if len(now.get(c.prompt_id, [])) >= 2]
+    # Errored requests measure nothing: such a prompt is not re-tested, never "noise".
+    unmeasured = [c.prompt_id for c in report_changes if c not in flagged]
     items = [
         PromptAnswers(p, base.get(p, []), now.get(p, []), now.get(p, []))
         for p in sorted(set(base) & set(now))
         if len(base.get(p, [])) >= 2
     ]
     if not items:
-        return Retest(
-            [], [c.prompt_id for c in report_changes], [], False if suite_finding else None
-        )
+        return Retest(unmeasured=unmeasured, suite_confirmed=False if suite_finding else None)
     result = suite_test(items, alpha=alpha)
     tests = dict(zip(result.prompt_ids, result.tests))
     own = [tests.get(c.prompt_id) for c in flagged]
@@ -608,11 +573,77 @@ def retest_flagged(
         confirmed.append(change.prompt_id)
         if change.known_shift and test.known_shift and not other_findings:
             suspects.append(change.prompt_id)
-    not_confirmed = [c.prompt_id for c in report_changes if c.prompt_id not in confirmed]
+    not_confirmed = [c.prompt_id for c in flagged if c.prompt_id not in confirmed]
     pooled = result.decision.pooled
     suite_again = None
     if suite_finding:
         suite_again = pooled is not None and pooled.testable and pooled.p_value <= alpha
+        if suite_again and suspects:
+            # As in compare(): the suite moved only if it still does without the prompts whose
+            # answers shifted among known ones (one such prompt can carry the pooled test).
+            rest = [(prep, seed) for pid, prep, seed in result.strata if pid not in suspects]
+            suite_again = bool(rest) and pooled_test(rest).p_value <= alpha
     if suspects and suite_again:
         suspects = []  # the suite moved as well: the flags are part of that
-    return Retest(confirmed, not_confirmed, suspects, suite_again)
+    return Retest(
+        confirmed=confirmed,
+        not_confirmed=not_confirmed,
+        baseline_suspects=suspects,
+        suite_confirmed=suite_again,
+    )
+
+
+def with_retest(report: DriftReport, retest: Retest) -> DriftReport:
+    """``report`` with the re-test of its behaviour finding: recorded (:attr:`DriftReport.retest`,
+    so a finding it withdrew no longer counts), its requests added to the current usage, and
+    who changed said again from what the fresh answers showed."""
+    update: dict[str, Any] = {"retest": retest}
+    if retest.usage is not None and report.current_usage is not None:
+        update["current_usage"] = report.current_usage.plus(retest.usage)
+    if report.attribution is not None:
+        update["attribution"] = _attribution_after(
+            report.attribution, retest, report.provider.model_id
+        )
+    return report.model_copy(update=update)
+
+
+def _attribution_after(a: Attribution, retest: Retest, model: str) -> Attribution:
+    fresh = f"{retest.requests:,} fresh answer{'s' if retest.requests != 1 else ''}"
+    if retest.accuses:
+        if a.who_changed == "unclear":  # the fresh answers are new ones, not a known shift
+            return a.model_copy(
+                update={
+                    "who_changed": "model",
+                    "sentence": f"Who changed: the model — the model behind {model} answers "
+                    f"differently (confirmed on {fresh}).",
+                }
+            )
+        return a.model_copy(update={"sentence": f"{a.sentence} Confirmed on {fresh}."})
+    if retest.baseline_suspects:
+        ids = ", ".join(retest.baseline_suspects)
+        return a.model_copy(
+            update={
+                "who_changed": "unclear",
+                "sentence": f"Who changed: unclear — the answers to {ids} shifted among ones the "
+                f"baseline already holds again on {fresh}, and nothing else moved: the baseline "
+                "may not represent them. Record a new baseline with more samples "
+                "(`baseline_samples` in canary.yaml).",
+            }
+        )
+    if retest.unmeasured:
+        ids = ", ".join(retest.unmeasured)
+        return a.model_copy(
+            update={
+                "who_changed": "unclear",
+                "sentence": f"Who changed: unclear — the re-test got too few fresh answers for "
+                f"{ids} (the requests failed), so the flag was neither confirmed nor ruled out; "
+                "a watch accuses only on a confirmed finding.",
+            }
+        )
+    return a.model_copy(
+        update={
+            "who_changed": "neither",
+            "sentence": "Who changed: no change detected — the answers this check flagged looked "
+            f"like the baseline's again on {fresh} (re-test).",
+        }
+    )

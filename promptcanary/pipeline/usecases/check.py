@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.pipeline.baselines import find_baseline, load_current
 from promptcanary.pipeline.cost import plan_run
-from promptcanary.pipeline.measure import measure, unusable_reason
+from promptcanary.pipeline.measure import measure, retest_finding, unusable_reason
 from promptcanary.pipeline.overrides import Overrides
 from promptcanary.pipeline.ports import MissingBaseline, Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
@@ -37,6 +37,10 @@ class CheckRequest:
     require_baseline: bool = True
     """False: without a baseline, measure anyway and report the run alone (the Action: the
     first run on a repository has none); True: refuse before the first request."""
+    confirm_behaviour: bool = False
+    """True: a finding that is only a behaviour change is re-tested on fresh answers before it
+    counts (the Action's scheduled watch, which must not accuse on one check's noise); the
+    re-test's requests go through ``ports.retesting`` first."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,8 @@ class Check:
 
 def check(request: CheckRequest, ports: Ports) -> Check:
     """Load the suite and make the provider (or load the saved run), find the baseline (none:
-    tell ``ports.missing_baseline``), announce the plan, measure, keep the run, compare, gate.
+    tell ``ports.missing_baseline``), announce the plan, measure, keep the run, compare (and,
+    when asked to confirm, re-test a behaviour-only finding on fresh answers), gate.
 
     Raises:
         ConfigError: the suite or the overrides are invalid, no model is named, or the plan was
@@ -105,5 +110,15 @@ def check(request: CheckRequest, ports: Ports) -> Check:
         where = str(path) if path is not None else "the newest baseline"
         report = compare_with_settings(baseline, run, settings, overrides, where=where)
         path = path or ports.store.path_of(baseline)
+        if request.confirm_behaviour and suite is not None and provider is not None:
+            report = retest_finding(
+                suite,
+                provider,
+                overrides,
+                baseline,
+                report,
+                announce=ports.retesting,
+                progress=ports.progress,
+            )
     verdict = gate(report, request.policy, unusable=unusable)
     return Check(run, suite, baseline, path, report, unusable, verdict)
