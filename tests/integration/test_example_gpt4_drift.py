@@ -77,6 +77,12 @@ def test_the_try_it_shows_refusals_by_a_probe_and_the_change_of_form_by_the_answ
     assert not happy & regressed
     same = {prompt_id(i) for i in items if i["gpt-4-0314"] == i["gpt-4-0613"]}
     assert len(same) == 2 and not same & (changed | regressed)
+    # What changed reads right: the lettered survey answers are no language, and a thousand
+    # words shrinking to one is "÷987", not "×0.0".
+    lines = [line for b in drift["behaviour_changes"] for line in [b["summary"], *b["lines"]]]
+    assert not [line for line in lines if "Portuguese" in line or "×0.0" in line]
+    shrunk = [line for line in lines if line.startswith("length ÷")]
+    assert len(shrunk) == len(happy), shrunk
 
 
 def normalised_snapshot(snapshot: BaselineSnapshot) -> BaselineSnapshot:
