@@ -21,7 +21,7 @@ from promptcanary.storage.file import FileBaselineStore
 if TYPE_CHECKING:
     from promptcanary.action.github import CommitResult, GitHubClient
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.pipeline.baselines import SavedBaseline
+    from promptcanary.storage.file import SavedBaseline
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,12 @@ class WorkspaceStore(FileBaselineStore):
         super().__init__(directory)
         self.workspace = workspace
 
-    def save(
+    def write(
         self, run_result: CanaryRunResult, *, note: str = "", snapshot_id: str | None = None
-    ) -> BaselineSnapshot:
+    ) -> SavedBaseline:
+        # write() is the one way in: save() goes through it, and so does the pipeline.
         check_in_workspace(self.directory, self.workspace)
-        return super().save(run_result, note=note, snapshot_id=snapshot_id)
+        return super().write(run_result, note=note, snapshot_id=snapshot_id)
 
 
 def commit_baseline(

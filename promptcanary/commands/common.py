@@ -54,15 +54,35 @@ def start_litellm_warm_up(replay: Path | None) -> bool:
 
 
 def stdout_console() -> Console:
+    """Rich on stdout: colour on a terminal; in a CI log or a file, wide lines (never wrapped at
+    a guessed 80 columns: see :func:`~promptcanary.core.render.terminal.fit_to_output`)."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    from promptcanary.core.render.terminal import fit_to_output
+
+    return fit_to_output(Console(highlight=False))
 
 
 def stderr_console() -> Console:
+    """Rich on stderr, sized as :func:`stdout_console`."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    from promptcanary.core.render.terminal import fit_to_output
+
+    return fit_to_output(Console(stderr=True, highlight=False))
+
+
+def say(line: str) -> None:
+    """One status line on stderr, never wrapped: the paths and ids in it stay whole in a CI log
+    and paste as they are (rich would fold a path longer than the width, and read ``[x]`` in
+    it as markup)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def wrote(what: str, path: Path) -> None:
+    """Say that ``what`` was written to ``path`` (every file a command writes is named)."""
+    say(f"Wrote {what} → {path}")
 
 
 def load_env_files(config: Path | None) -> list[Path]:
@@ -164,6 +184,7 @@ def write_report_files(
     for fmt, path in paths.items():
         if path is not None:
             reporter.write(fmt, path)
+            wrote(FORMATS[fmt].title, path)
 
 
 @dataclass

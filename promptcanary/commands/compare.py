@@ -16,6 +16,7 @@ from promptcanary.commands.common import (
     stdout_console,
     write_report_files,
     write_text,
+    wrote,
 )
 from promptcanary.errors import ConfigError
 
@@ -103,6 +104,7 @@ def _save_run(path: Path | None, run: CanaryRunResult) -> None:
     """``--save-run``: the run compared, written as soon as it is measured."""
     if path is not None:
         write_text(path, run.model_dump_json(indent=2))
+        wrote("the run", path)
 
 
 def _request(args: CompareArgs) -> CheckRequest:

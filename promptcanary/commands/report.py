@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.commands.common import load_run, read_json, stdout_console, write_text
+from promptcanary.commands.common import load_run, read_json, say, stdout_console, write_text, wrote
 from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_message
 
 if TYPE_CHECKING:
@@ -57,15 +57,17 @@ def report_command(
             reporter.print_terminal(console)
             _print_answers(reporter, console, full=full_answers)
             write_text(output, buffer.getvalue())
+            wrote(fmt.title, output)
         return EXIT_OK
     text = reporter.render(fmt, budget=budget or MARKDOWN_BUDGET)
     if output is not None:
         write_text(output, text)
+        wrote(fmt.title, output)
         if open_browser:
             import webbrowser
 
             webbrowser.open(output.resolve().as_uri())
-            stdout_console().print(f"opened {output}")
+            say(f"Opened {output} in a browser")
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

@@ -11,10 +11,11 @@ from promptcanary.commands.common import (
     cli_ports,
     default_baseline_dir,
     load_env_files,
+    say,
     start_litellm_warm_up,
-    stderr_console,
     stdout_console,
     write_text,
+    wrote,
 )
 from promptcanary.errors import (
     EXIT_DRIFT,
@@ -75,6 +76,9 @@ def run_command(args: RunArgs) -> int:
             write_text(args.output, run.model_dump_json(indent=2))
         except StorageError as exc:
             unsaved.append(exc)
+        else:
+            if shard is None:  # a shard's part is named below, with how to join the parts
+                wrote("the run", args.output)
 
     measured = baseline_run(request, cli_ports(args, open_store(folder), keep=keep))
     run, unusable = measured.run, measured.unusable
@@ -90,8 +94,10 @@ def run_command(args: RunArgs) -> int:
     )
     if args.output_md:
         reporter.to_markdown(args.output_md)
+        wrote("the Markdown report", args.output_md)
     if args.output_html:
         reporter.to_html(args.output_html)
+        wrote("the HTML report", args.output_html)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
     if args.save_baseline and unusable:
@@ -102,11 +108,17 @@ def run_command(args: RunArgs) -> int:
         )
     if measured.saved is not None:
         saved = measured.saved
-        stderr_console().print(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+        say(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+        for path in saved.files:
+            if path == saved.summary:
+                wrote("the baselines' summary", path)
+            elif path != saved.path:
+                wrote(f"the folder's {path.name}", path)
+        say("Commit them: git add " + " ".join(_quoted(p) for p in saved.files))
     if unsaved:
         raise unsaved[0]
     if shard is not None and run.shard is not None:
-        stderr_console().print(
+        say(
             f"Wrote shard {shard} ({len(run.prompts)} of {len(run.shard.suite_prompt_ids)} "
             f"prompts) → {args.output}; join the parts with `promptcanary merge`."
         )
@@ -119,6 +131,13 @@ def run_command(args: RunArgs) -> int:
     if args.fail_on_failure and run.failed_probes:
         return EXIT_DRIFT
     return EXIT_OK
+
+
+def _quoted(path: Path) -> str:
+    """``path`` as a shell word (a path with spaces still pastes)."""
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _check_shard(args: RunArgs) -> Shard | None:

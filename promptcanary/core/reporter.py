@@ -151,18 +151,35 @@ class Format:
     """Whether the stored baselines add to it (the HTML trend chart), so are worth loading."""
     aliases: tuple[str, ...] = ()
     """Other names ``--format`` accepts."""
+    title: str = ""
+    """What a file in this format is, in words: ``Wrote the HTML report → drift.html``."""
 
 
 #: The report formats, in the order ``--format`` lists them.
 FORMATS: dict[ReportFormat, Format] = {
     f.name: f
     for f in (
-        Format(ReportFormat.TERMINAL, ".txt", lambda r, _budget: _terminal_text(r)),
         Format(
-            ReportFormat.MARKDOWN, ".md", lambda r, budget: r._markdown(budget), aliases=("md",)
+            ReportFormat.TERMINAL,
+            ".txt",
+            lambda r, _budget: _terminal_text(r),
+            title="the terminal report",
         ),
-        Format(ReportFormat.HTML, ".html", lambda r, _budget: r._html(), uses_history=True),
-        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json()),
+        Format(
+            ReportFormat.MARKDOWN,
+            ".md",
+            lambda r, budget: r._markdown(budget),
+            aliases=("md",),
+            title="the Markdown report",
+        ),
+        Format(
+            ReportFormat.HTML,
+            ".html",
+            lambda r, _budget: r._html(),
+            uses_history=True,
+            title="the HTML report",
+        ),
+        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json(), title="the JSON report"),
     )
 }
 

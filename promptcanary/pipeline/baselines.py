@@ -7,7 +7,6 @@ comparison with nothing to compare against is refused, or reported, before a mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from promptcanary.errors import (
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
     from promptcanary.storage.file import FileBaselineStore
+    from promptcanary.storage.file import SavedBaseline as SavedBaseline  # what a save returns
 
 
 def open_store(directory: Path) -> FileBaselineStore:
@@ -80,23 +80,16 @@ def latest_baseline(
         return None
 
 
-@dataclass(frozen=True)
-class SavedBaseline:
-    """A run saved as a baseline, and the file it was written to."""
-
-    snapshot: BaselineSnapshot
-    path: Path
-
-
 def save_baseline(store: FileBaselineStore, run: CanaryRunResult, *, note: str) -> SavedBaseline:
-    """Save ``run`` as the newest baseline of its suite and model.
+    """Save ``run`` as the newest baseline of its suite and model: the snapshot, its file, and
+    every file the save wrote (:attr:`SavedBaseline.files`: the JSON, the summary, a new
+    ``.gitattributes``), for the front-end to name.
 
     Raises:
         StorageError: the file could not be written (its text is kept elsewhere, and the
             message says where).
     """
-    snapshot = store.save(run, note=note)
-    return SavedBaseline(snapshot, store.path_of(snapshot))
+    return store.write(run, note=note)
 
 
 def load_current(path: Path, suite_name: str | None = None) -> CanaryRunResult:

@@ -42,9 +42,25 @@ def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a c
     return Text(neutralise_terminal(text or ""), style=style)
 
 
+#: Columns of a report written to no terminal (a CI log, a file, a pipe) when ``COLUMNS`` does
+#: not say: a log has no width, and rich's guess of 80 split paths, model names and prompts.
+LOG_WIDTH = 120
+
+
+def fit_to_output(console: Console) -> Console:
+    """``console``, laid out :data:`LOG_WIDTH` columns wide when it writes to no terminal and
+    ``COLUMNS`` is unset (a terminal, or an explicit ``COLUMNS``, keeps its width)."""
+    import os
+
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip():
+        console.width = LOG_WIDTH
+    return console
+
+
 def default_console() -> Console:
-    """A console that writes to stdout; colour only on a real terminal."""
-    return Console(highlight=False, emoji=False, soft_wrap=False)
+    """A console that writes to stdout; colour only on a real terminal (see
+    :func:`fit_to_output` for its width elsewhere)."""
+    return fit_to_output(Console(highlight=False, emoji=False, soft_wrap=False))
 
 
 def _counts(view: ReportView) -> Text:

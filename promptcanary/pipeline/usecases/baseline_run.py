@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from promptcanary.pipeline.baselines import SavedBaseline, latest_baseline, save_baseline
+from promptcanary.pipeline.baselines import latest_baseline, save_baseline
 from promptcanary.pipeline.cost import plan_run
 from promptcanary.pipeline.measure import measure, measure_shard, unusable_reason
 from promptcanary.pipeline.overrides import Overrides
@@ -19,6 +19,7 @@ from promptcanary.pipeline.verdict import compare_with_settings
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
     from promptcanary.core.run.shards import Shard
+    from promptcanary.storage.file import SavedBaseline
 
 
 @dataclass(frozen=True)
