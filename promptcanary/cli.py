@@ -32,6 +32,31 @@ baselines_app = typer.Typer(
 )
 app.add_typer(baselines_app, name="baselines")
 
+
+def _print_version(wanted: bool) -> None:
+    """``--version``: the same line as ``promptcanary version``, then stop."""
+    if wanted:
+        from promptcanary import __version__
+
+        typer.echo(f"PromptCanary {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the PromptCanary version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Options before any command."""
+
+
 # ── Shared option types ──────────────────────────────────────────────────────────────────────
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Path to canary.yaml.")]
 ProviderOpt = Annotated[
@@ -396,7 +421,10 @@ def report(
 
 @app.command()
 def plan(
-    effect: Annotated[float, typer.Option(help="Drop in pass rate to detect, e.g. 0.3.")],
+    effect: Annotated[
+        float | None,
+        typer.Option(help="Drop in pass rate to detect, e.g. 0.3: how many samples catch it."),
+    ] = None,
     baseline_rate: Annotated[float, typer.Option(help="Baseline pass rate.")] = 0.9,
     alpha: Annotated[float, typer.Option(help="False-alarm rate per pair.")] = 0.05,
     power: Annotated[float, typer.Option(help="Chance to detect the drop.")] = 0.95,
@@ -409,7 +437,12 @@ def plan(
     provider: ProviderOpt = None,
     baseline_dir: BaselineDirOpt = None,
 ) -> None:
-    """How many samples are needed to detect a drop, and what a run would cost."""
+    """What the next check will cost; with --effect, how many samples detect a drop.
+
+    Without options: the requests and estimated cost of the next `compare` of ./canary.yaml
+    (or -c) against its newest baseline, and of recording a new baseline. With --effect: the
+    samples per prompt that detect a drop of that size, and what a run of them costs.
+    """
     if config is None and Path("canary.yaml").is_file():
         config = Path("canary.yaml")  # like run and compare
     from promptcanary.commands.plan import plan_command
@@ -471,7 +504,7 @@ def baselines_list(
     suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
 ) -> None:
-    """List baselines, newest first."""
+    """List baselines, newest first, a table per suite (every suite below here without -c)."""
     from promptcanary.commands.baselines import list_command
 
     _done(list_command(baseline_dir=baseline_dir, suite=suite, model=provider, config=config))

@@ -165,9 +165,11 @@ def write_report_files(
     output_html: Path | None,
     output_json: Path | None,
     history: list[Any] | None = None,
+    accept_hint: str | None = None,
 ) -> None:
     """Write the drift report in each format given a path (``history``: for the formats that
-    show the stored baselines, see ``Format.uses_history``)."""
+    show the stored baselines, see ``Format.uses_history``; ``accept_hint``: how to accept the
+    change, else the reporter's default)."""
     from promptcanary.core.models import ReportFormat
 
     paths = {
@@ -180,11 +182,36 @@ def write_report_files(
     from promptcanary.core.reporter import FORMATS, DriftReporter
 
     shown = any(FORMATS[fmt].uses_history for fmt, path in paths.items() if path is not None)
-    reporter = DriftReporter(report, history=history if shown else None)
+    hint = {} if accept_hint is None else {"accept_hint": accept_hint}
+    reporter = DriftReporter(report, history=history if shown else None, **hint)
     for fmt, path in paths.items():
         if path is not None:
             reporter.write(fmt, path)
             wrote(FORMATS[fmt].title, path)
+
+
+def save_baseline_hint(
+    config: Path | None,
+    *,
+    provider: str | None = None,
+    baseline_dir: Path | None = None,
+    replay: Path | None = None,
+) -> str:
+    """How to make a baseline, as a command to paste (the report's accept hint, Markdown):
+    the suite's file always (``-c``: a suite in a subfolder is not ./canary.yaml), the model
+    and the baseline folder when the command at hand named them, ``--replay`` to save a run
+    already measured instead of measuring again."""
+    import shlex
+
+    words = ["promptcanary", "run", "-c", str(config or "canary.yaml")]
+    if provider:
+        words += ["-p", provider]
+    if replay is not None:
+        words += ["--replay", str(replay)]
+    if baseline_dir is not None:
+        words += ["--baseline-dir", str(baseline_dir)]
+    words.append("--save-baseline")
+    return f"run `{shlex.join(words)}` and commit the files it names"
 
 
 @dataclass

@@ -11,6 +11,7 @@ from promptcanary.commands.common import (
     cli_ports,
     default_baseline_dir,
     load_env_files,
+    save_baseline_hint,
     say,
     start_litellm_warm_up,
     stdout_console,
@@ -87,10 +88,17 @@ def run_command(args: RunArgs) -> int:
 
     # No "make this the baseline" hint right after saving one, nor for a run that cannot be one
     # (a shard is only part of one).
-    reporter = (
-        RunReporter(run, accept_hint="")
+    reporter = RunReporter(
+        run,
+        accept_hint=""
         if args.save_baseline or unusable or shard
-        else RunReporter(run)
+        else save_baseline_hint(
+            args.config,
+            provider=args.provider,
+            baseline_dir=args.baseline_dir,
+            # A run written to a file is accepted as it is, without measuring again.
+            replay=args.output or args.replay,
+        ),
     )
     if args.output_md:
         reporter.to_markdown(args.output_md)

@@ -86,6 +86,17 @@ def _usd(value: float) -> str:
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
+def usd(value: float) -> str:
+    """An amount with the precision it needs: cents from $1 up (``$1,234.56``), two significant
+    digits below (``$0.41``, ``$0.0021``: never ``$0.00`` for a cost that is not nothing)."""
+    if value <= 0:
+        return "$0"
+    if value >= 1:
+        return f"${value:,.2f}"
+    decimals = max(2, min(12, 1 - math.floor(math.log10(value))))
+    return f"${value:.{decimals}f}"
+
+
 #: (label, UsageSummary attribute, formatter) in display order.
 _USAGE_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("tokens", "total_tokens", lambda v: f"{v:,}"),

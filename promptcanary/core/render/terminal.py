@@ -252,9 +252,10 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
         console.print(T(f"Usage (baseline → current): {view.usage_line}", "dim"))
     console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
     if view.offer_accept:
+        # Never wrapped: the hint holds a command to paste.
         console.print(
-            T(
-                f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}.",
-                "dim",
-            )
+            T(f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}."),
+            soft_wrap=True,
         )
+    if view.unwanted_hint:
+        console.print(T(f"If the change is unwanted, {plain_hint(view.unwanted_hint)}."))
