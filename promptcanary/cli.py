@@ -188,6 +188,14 @@ BatchIdOpt = Annotated[
 ]
 OutMdOpt = Annotated[Path | None, typer.Option("--output-md", help="Write a Markdown report.")]
 OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an HTML report.")]
+OutJunitOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output-junit",
+        help="Write JUnit XML for CI test reporters: a test case per probe and prompt (and per "
+        "prompt whose answers changed).",
+    ),
+]
 
 
 @app.command()
@@ -250,6 +258,7 @@ def run(
     ] = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
+    output_junit: OutJunitOpt = None,
     fail_on_failure: Annotated[
         bool, typer.Option("--fail-on-failure", help="Exit 1 if any probe failed.")
     ] = False,
@@ -303,6 +312,7 @@ def compare(
     batch_id: BatchIdOpt = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
+    output_junit: OutJunitOpt = None,
     output_json: Annotated[
         Path | None, typer.Option("--output-json", help="Write the drift report as JSON.")
     ] = None,
@@ -382,7 +392,7 @@ def merge(
 def report(
     input: Annotated[Path, typer.Argument(help="A run JSON or a drift report JSON.")],
     format: Annotated[
-        str, typer.Option("--format", "-f", help="terminal | markdown | html | json")
+        str, typer.Option("--format", "-f", help="terminal | markdown | html | json | junit")
     ] = "terminal",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")

@@ -164,6 +164,7 @@ def write_report_files(
     output_md: Path | None,
     output_html: Path | None,
     output_json: Path | None,
+    output_junit: Path | None = None,
     history: list[Any] | None = None,
     accept_hint: str | None = None,
 ) -> None:
@@ -176,6 +177,7 @@ def write_report_files(
         ReportFormat.MARKDOWN: output_md,
         ReportFormat.HTML: output_html,
         ReportFormat.JSON: output_json,
+        ReportFormat.JUNIT: output_junit,
     }
     if not any(paths.values()):
         return
@@ -236,6 +238,7 @@ class RunFlags:
     baseline_dir: Path | None = None
     output_md: Path | None = None
     output_html: Path | None = None
+    output_junit: Path | None = None
     no_progress: bool = False
     quiet: bool = False
     yes: bool = False

@@ -77,6 +77,7 @@ def compare_command(args: CompareArgs) -> int:
             "--output-md": args.output_md,
             "--output-html": args.output_html,
             "--output-json": args.output_json,
+            "--output-junit": args.output_junit,
             "--save-run": args.save_run,
         }
     )
@@ -93,6 +94,7 @@ def compare_command(args: CompareArgs) -> int:
         output_md=args.output_md,
         output_html=args.output_html,
         output_json=args.output_json,
+        output_junit=args.output_junit,
         # The HTML report's trend chart: the stored baselines (none for an explicit file).
         history=history(store, checked.run) if args.output_html and args.baseline is None else None,
         accept_hint=accept_hint,

@@ -55,7 +55,12 @@ def run_command(args: RunArgs) -> int:
 
     # Before any request is paid for: every destination of this run must be writable.
     check_destinations(
-        {"--output": args.output, "--output-md": args.output_md, "--output-html": args.output_html},
+        {
+            "--output": args.output,
+            "--output-md": args.output_md,
+            "--output-html": args.output_html,
+            "--output-junit": args.output_junit,
+        },
         {"--baseline-dir": folder} if args.save_baseline else {},
     )
     request = BaselineRunRequest(
@@ -106,6 +111,9 @@ def run_command(args: RunArgs) -> int:
     if args.output_html:
         reporter.to_html(args.output_html)
         wrote("the HTML report", args.output_html)
+    if args.output_junit:
+        reporter.to_junit(args.output_junit)
+        wrote("the JUnit XML report", args.output_junit)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
     if args.save_baseline and unusable:

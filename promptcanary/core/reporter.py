@@ -1,4 +1,4 @@
-"""DriftReporter: a drift report as terminal output, Markdown, HTML or JSON.
+"""DriftReporter: a drift report as terminal output, Markdown, HTML, JSON or JUnit XML.
 
 Glue only: :func:`~promptcanary.core.render.context.build_report_view` prepares one view-model,
 each renderer in :mod:`promptcanary.core.render` turns it into its format. :class:`RunReporter`
@@ -103,6 +103,9 @@ class _Report(abc.ABC):
     @abc.abstractmethod
     def _json(self) -> str: ...
 
+    @abc.abstractmethod
+    def _junit(self) -> str: ...
+
     def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
         """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
 
@@ -117,6 +120,11 @@ class _Report(abc.ABC):
     def to_json(self, path: str | Path | None = None) -> str:
         """The full structured report as JSON; written to ``path`` when given."""
         return _write(path, self._json())
+
+    def to_junit(self, path: str | Path | None = None) -> str:
+        """JUnit XML for CI test reporters (a test case per probe and prompt, and per prompt
+        whose answers changed); written to ``path`` when given."""
+        return _write(path, self._junit())
 
     def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
         """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
@@ -180,6 +188,13 @@ FORMATS: dict[ReportFormat, Format] = {
             title="the HTML report",
         ),
         Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json(), title="the JSON report"),
+        Format(
+            ReportFormat.JUNIT,
+            ".xml",
+            lambda r, _budget: r._junit(),
+            aliases=("xml",),
+            title="the JUnit XML report",
+        ),
     )
 }
 
@@ -309,6 +324,11 @@ class DriftReporter(_Report):
     def _json(self) -> str:
         return drift_to_json(self.report)
 
+    def _junit(self) -> str:
+        from promptcanary.core.render.junit import drift_to_junit
+
+        return drift_to_junit(self.view)
+
 
 # ── Runs without a baseline ──────────────────────────────────────────────────────────────────
 
@@ -429,6 +449,11 @@ class Reporter(_Report):
 
     def _json(self) -> str:
         return run_to_json(self.run)
+
+    def _junit(self) -> str:
+        from promptcanary.core.render.junit import run_to_junit
+
+        return run_to_junit(self.view)
 
 
 #: The run reporter under its descriptive name (same class as :class:`Reporter`).

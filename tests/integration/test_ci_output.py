@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from junitparser import JUnitXml
 
 from tests.fakes.cli import run_cli
 
@@ -49,6 +50,8 @@ def test_saving_a_baseline_names_every_file_it_wrote_on_one_line(
         "out/run.md",
         "--output-html",
         "out/run.html",
+        "--output-junit",
+        "out/run.xml",
         "-q",
         cwd=repo,
         env_extra={"COLUMNS": columns},
@@ -68,9 +71,12 @@ def test_saving_a_baseline_names_every_file_it_wrote_on_one_line(
         ("the run", "out/run.json"),
         ("the Markdown report", "out/run.md"),
         ("the HTML report", "out/run.html"),
+        ("the JUnit XML report", "out/run.xml"),
     ):
         assert f"Wrote {what} → {path}" in said
         assert (repo / path).is_file()
+    run_junit = JUnitXml.fromfile(str(repo / "out" / "run.xml"))
+    assert (run_junit.tests, run_junit.failures) == (32, 22)
 
 
 def test_compare_and_report_name_the_files_they_wrote(repo: Path) -> None:
@@ -87,6 +93,8 @@ def test_compare_and_report_name_the_files_they_wrote(repo: Path) -> None:
         "out/drift.html",
         "--output-json",
         "out/drift.json",
+        "--output-junit",
+        "out/junit.xml",
         "-q",
         cwd=repo,
         env_extra={"COLUMNS": "40"},
@@ -97,8 +105,17 @@ def test_compare_and_report_name_the_files_they_wrote(repo: Path) -> None:
         ("the Markdown report", "out/drift.md"),
         ("the HTML report", "out/drift.html"),
         ("the JSON report", "out/drift.json"),
+        ("the JUnit XML report", "out/junit.xml"),
     ):
         assert f"Wrote {what} → {path}" in said
+    # The GPT-4 drift as a CI's test report: 22 refusals caught by a probe, 30 prompts whose
+    # answers changed, the 10 other pairs passing.
+    junit = JUnitXml.fromfile(str(repo / "out" / "junit.xml"))
+    assert (junit.tests, junit.failures, junit.errors, junit.skipped) == (62, 52, 0, 0)
+    assert [s.name for s in junit] == ["gpt4-2023 · probes", "gpt4-2023 · answers"]
+    assert (repo / "out" / "junit.xml").read_text() == run_cli(
+        "report", "out/drift.json", "--format", "junit", cwd=repo
+    ).stdout
     # `report -o` printed nothing on success.
     for fmt, what in (("html", "the HTML report"), ("markdown", "the Markdown report")):
         target = repo / DEEP / "reports" / f"drift.{fmt}"
