@@ -77,6 +77,15 @@ BaselineDirOpt = Annotated[
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="List every regression and behaviour change in the terminal (a large report is "
+        "shortened: regressions grouped by probe and cause).",
+    ),
+]
 YesOpt = Annotated[
     bool,
     typer.Option(
@@ -363,6 +372,7 @@ def compare(
     ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
     yes: YesOpt = False,
 ) -> None:
     """Compare a run (fresh, or saved with --current) with the newest baseline."""
@@ -413,6 +423,7 @@ def report(
             "--full", help="Terminal, run or baseline: every distinct answer, whole (not clipped)."
         ),
     ] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Render a saved run or drift report in another format (a run's answers too)."""
     from promptcanary.commands.report import report_command
@@ -425,6 +436,7 @@ def report(
             budget=budget,
             open_browser=open_browser,
             full_answers=full,
+            verbose=verbose,
         )
     )
 

@@ -44,6 +44,7 @@ class CompareArgs(RunFlags):
     alpha: float | None = None
     min_effect: float | None = None
     max_error_rate: float | None = None
+    verbose: bool = False
 
 
 def _check_args(args: CompareArgs) -> None:
@@ -102,7 +103,7 @@ def compare_command(args: CompareArgs) -> int:
     from promptcanary.core.reporter import DriftReporter
 
     DriftReporter(checked.report, accept_hint=accept_hint).print_terminal(
-        stdout_console(), quiet=args.quiet
+        stdout_console(), quiet=args.quiet, verbose=args.verbose
     )
     return checked.verdict.exit_code
 

@@ -22,6 +22,7 @@ def report_command(
     budget: int | None,
     open_browser: bool = False,
     full_answers: bool = False,
+    verbose: bool = False,
 ) -> int:
     from promptcanary.core.models import ReportFormat
     from promptcanary.core.reporter import MARKDOWN_BUDGET, report_format
@@ -45,7 +46,7 @@ def report_command(
         # A run's (or baseline's) report ends with its answers: what the scores were about.
         if output is None:
             console = stdout_console()  # in colour on a terminal
-            reporter.print_terminal(console)
+            _print_terminal(reporter, console, verbose=verbose)
             _print_answers(reporter, console, full=full_answers)
         else:
             import io
@@ -54,7 +55,7 @@ def report_command(
 
             buffer = io.StringIO()
             console = Console(file=buffer, width=100, force_terminal=False)
-            reporter.print_terminal(console)
+            _print_terminal(reporter, console, verbose=verbose)
             _print_answers(reporter, console, full=full_answers)
             write_text(output, buffer.getvalue())
             wrote(fmt.title, output)
@@ -71,6 +72,18 @@ def report_command(
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
+
+
+def _print_terminal(
+    reporter: DriftReporter | RunReporter, console: Console, *, verbose: bool
+) -> None:
+    """The terminal report; a drift report whole with ``verbose`` (a run's is never shortened)."""
+    from promptcanary.core.reporter import DriftReporter
+
+    if isinstance(reporter, DriftReporter):
+        reporter.print_terminal(console, verbose=verbose)
+    else:
+        reporter.print_terminal(console)
 
 
 def _print_answers(reporter: DriftReporter | RunReporter, console: Console, *, full: bool) -> None:

@@ -305,11 +305,15 @@ class DriftReporter(_Report):
             report_location=self.report_location,
         )
 
-    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
-        """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only."""
+    def print_terminal(
+        self, console: Console | None = None, *, quiet: bool = False, verbose: bool = False
+    ) -> None:
+        """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only. A
+        large report is shortened (regressions grouped by probe and cause, the behaviour
+        changes no regression explains) unless ``verbose``."""
         from promptcanary.core.render.terminal import render_terminal
 
-        render_terminal(self.view, _console(console), quiet=quiet)
+        render_terminal(self.view, _console(console), quiet=quiet, verbose=verbose)
 
     def _markdown(self, budget: int) -> str:
         from promptcanary.core.render.markdown import render_markdown

@@ -85,6 +85,30 @@ def test_the_try_it_shows_refusals_by_a_probe_and_the_change_of_form_by_the_answ
     assert len(shrunk) == len(happy), shrunk
 
 
+def test_the_try_it_fits_one_screen_of_80_columns() -> None:
+    done = run_cli(
+        "compare",
+        "-c",
+        str(EXAMPLE / "canary.yaml"),
+        "--current",
+        str(EXAMPLE / "current-run.json"),
+        cwd=ROOT,
+        env_extra={"COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) <= 50, len(lines)  # 594 lines before the report was shortened
+    flat = " ".join(done.stdout.split())
+    # The refusals, caught by a probe: one group, its causes, an example.
+    assert "Regex [picks-an-option] (format) on 22 prompts: 1.00 → 0.50 each" in flat
+    assert "20 × no match for" in flat and "2 × forbidden pattern matched" in flat
+    assert "answers changed too on 22 of these 22 prompts" in flat
+    # The change of form, caught by the answer test alone: the happy-number answers.
+    assert "8 where no probe regressed, 3 shown" in flat
+    assert flat.count("now: “\\\\boxed{") == 3
+    assert "--verbose" in flat
+
+
 def normalised_snapshot(snapshot: BaselineSnapshot) -> BaselineSnapshot:
     return snapshot.model_copy(
         update={
