@@ -4,9 +4,9 @@ changes no regression explains (core/render/groups.py, terminal.py); --verbose l
 from __future__ import annotations
 
 from promptcanary.core.models import DriftReport, ProbeComparison
-from promptcanary.core.reporter import DriftReporter
 from promptcanary.core.render.context import build_report_view
 from promptcanary.core.render.groups import group_regressions, unexplained_behaviour
+from promptcanary.core.reporter import DriftReporter
 from tests.unit.core.render.samples import (
     assert_golden,
     behaviour_change,
