@@ -181,8 +181,28 @@ _PER_REQUEST_FIELDS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 )
 
 
-def usage_comparison_rows(
+def _per_thousand_usd(value: float) -> str:
+    return usd(value * 1000)
+
+
+def usage_card_rows(
     baseline: UsageSummary | None, current: UsageSummary | None
+) -> list[tuple[str, str, str, str]]:
+    """:func:`usage_comparison_rows` for the HTML report's cards, a few characters wide: the cost
+    per 1,000 requests with the digits it needs (``$0.31``), not per request (``$0.000307``,
+    which a card cut to ``$0.00000…``)."""
+    rows = usage_comparison_rows(baseline, current)
+    if not any(label == "cost/request" for label, *_ in rows):
+        return rows
+    (cost,) = usage_comparison_rows(baseline, current, fields=_COST_PER_THOUSAND)
+    return [cost if label == "cost/request" else (label, *rest) for label, *rest in rows]
+
+
+def usage_comparison_rows(
+    baseline: UsageSummary | None,
+    current: UsageSummary | None,
+    *,
+    fields: tuple[tuple[str, str, Callable[[Any], str], bool], ...] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """(label, baseline, current, change) comparing two runs' usage like with like.
 
@@ -191,7 +211,7 @@ def usage_comparison_rows(
     makes ten times the requests of a 3-sample check, and that is not a change of the model.
     """
     rows: list[tuple[str, str, str, str]] = []
-    for label, attr, show, relative in _PER_REQUEST_FIELDS:
+    for label, attr, show, relative in fields or _PER_REQUEST_FIELDS:
         b = getattr(baseline, attr) if baseline is not None else None
         c = getattr(current, attr) if current is not None else None
         b_text, c_text = _shown(baseline, b, attr, show), _shown(current, c, attr, show)
@@ -202,6 +222,11 @@ def usage_comparison_rows(
         )
         rows.append((label, b_text, c_text, change))
     return rows
+
+
+_COST_PER_THOUSAND: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
+    ("cost/1k requests", "cost_per_request", _per_thousand_usd, True),
+)
 
 
 def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
