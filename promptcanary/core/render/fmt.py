@@ -192,10 +192,10 @@ def usage_card_rows(
     per 1,000 requests with the digits it needs (``$0.31``), not per request (``$0.000307``,
     which a card cut to ``$0.00000…``)."""
     rows = usage_comparison_rows(baseline, current)
-    if not any(label == "cost/request" for label, *_ in rows):
+    if not any(row[0] == "cost/request" for row in rows):
         return rows
     (cost,) = usage_comparison_rows(baseline, current, fields=_COST_PER_THOUSAND)
-    return [cost if label == "cost/request" else (label, *rest) for label, *rest in rows]
+    return [cost if row[0] == "cost/request" else row for row in rows]
 
 
 def usage_comparison_rows(
