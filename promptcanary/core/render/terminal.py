@@ -18,6 +18,7 @@ from rich.text import Text
 from promptcanary.core.render import fmt
 from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
 from promptcanary.core.render.behaviour import BehaviourView
+from promptcanary.core.render.console import fit_to_output
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.groups import group_regressions, unexplained_behaviour
 from promptcanary.core.render.safety import neutralise_terminal, one_line, plain_hint
@@ -53,21 +54,6 @@ SEVERITY_STYLES = {
 def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a constructor
     """Untrusted text, made safe for a terminal, as a rich Text (never parsed as markup)."""
     return Text(neutralise_terminal(text or ""), style=style)
-
-
-#: Columns of a report written to no terminal (a CI log, a file, a pipe) when ``COLUMNS`` does
-#: not say: a log has no width, and rich's guess of 80 split paths, model names and prompts.
-LOG_WIDTH = 120
-
-
-def fit_to_output(console: Console) -> Console:
-    """``console``, laid out :data:`LOG_WIDTH` columns wide when it writes to no terminal and
-    ``COLUMNS`` is unset (a terminal, or an explicit ``COLUMNS``, keeps its width)."""
-    import os
-
-    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip():
-        console.width = LOG_WIDTH
-    return console
 
 
 def default_console() -> Console:
