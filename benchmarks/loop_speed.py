@@ -16,7 +16,9 @@ model, and the CPU per request at the provider's own endpoint.
    follows the CPU the process is given, the CPU much less so.
    Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
 2. **Commands that call no model**: `--help`, `init`, `compare --current` and `baselines list` on
-   the bundled quickstart. Median of ``--runs``. Target: <= 0.5 s.
+   the bundled quickstart, `baselines list` from the repository root (finding the suites below)
+   and `report` on the quickstart's run. Median of ``--runs``, wall and CPU seconds. Target:
+   <= 0.5 s.
 3. **CPU per request at the provider's own endpoint** (no api_base; a loopback HTTPS server with
    a private CA reached through OPENAI_BASE_URL and SSL_CERT_FILE): ``--tls-requests`` requests at
    concurrency 64 against the server answering in 100 ms, through the bare SDK route (a gather of
@@ -181,25 +183,34 @@ NO_MODEL = {
         str(QUICKSTART / "current-run.json"),
     ],
     "baselines list (quickstart)": ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
+    "baselines list (repo root)": ["baselines", "list"],
+    "report (quickstart run)": ["report", str(QUICKSTART / "current-run.json")],
 }
 
 
 def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     before = load()
     times: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.runs):
         for label, cli_args in NO_MODEL.items():
             for name, code in sides.items():
                 with tempfile.TemporaryDirectory() as tmp:
                     cmd = [exe, *(a.replace("{tmp}", tmp) for a in cli_args)]
+                    cpu = children_cpu()
                     started = time.perf_counter()
                     subprocess.run(cmd, cwd=ROOT, env=environment(code), capture_output=True)
                     times.setdefault((label, name), []).append(time.perf_counter() - started)
+                    cpus.setdefault((label, name), []).append(children_cpu() - cpu)
     print(
-        f"\n== commands that call no model, {args.runs} runs, load average {before} / {load()} =="
+        f"\n== commands that call no model, {args.runs} runs, wall and CPU seconds (user + "
+        f"system), load average {before} / {load()} =="
     )
     for label in NO_MODEL:
-        cells = "  ".join(f"{name}: {summary(times[(label, name)])}" for name in sides)
+        cells = "  ".join(
+            f"{name}: {summary(times[(label, name)])}, CPU {statistics.median(cpus[(label, name)]):.2f} s"
+            for name in sides
+        )
         print(f"{label:<32} {cells}")
     worst = max(statistics.median(times[(label, "this checkout")]) for label in NO_MODEL)
     print(f"target <= 0.5 s: {'met' if worst <= 0.5 else 'MISSED'} (slowest median {worst:.2f} s)")

@@ -32,6 +32,31 @@ baselines_app = typer.Typer(
 )
 app.add_typer(baselines_app, name="baselines")
 
+
+def _print_version(wanted: bool) -> None:
+    """``--version``: the same line as ``promptcanary version``, then stop."""
+    if wanted:
+        from promptcanary import __version__
+
+        typer.echo(f"PromptCanary {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the PromptCanary version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Options before any command."""
+
+
 # ── Shared option types ──────────────────────────────────────────────────────────────────────
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Path to canary.yaml.")]
 ProviderOpt = Annotated[
@@ -52,6 +77,15 @@ BaselineDirOpt = Annotated[
 ]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Do not show progress.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line summary.")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="List every regression and behaviour change in the terminal (a large report is "
+        "shortened: regressions grouped by probe and cause).",
+    ),
+]
 YesOpt = Annotated[
     bool,
     typer.Option(
@@ -171,6 +205,14 @@ EnvFileOpt = Annotated[
 ]
 OutMdOpt = Annotated[Path | None, typer.Option("--output-md", help="Write a Markdown report.")]
 OutHtmlOpt = Annotated[Path | None, typer.Option("--output-html", help="Write an HTML report.")]
+OutJunitOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output-junit",
+        help="Write JUnit XML for CI test reporters: a test case per probe and prompt (and per "
+        "prompt whose answers changed).",
+    ),
+]
 
 
 @app.command()
@@ -234,6 +276,7 @@ def run(
     ] = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
+    output_junit: OutJunitOpt = None,
     fail_on_failure: Annotated[
         bool, typer.Option("--fail-on-failure", help="Exit 1 if any probe failed.")
     ] = False,
@@ -288,6 +331,7 @@ def compare(
     batch_id: BatchIdOpt = None,
     output_md: OutMdOpt = None,
     output_html: OutHtmlOpt = None,
+    output_junit: OutJunitOpt = None,
     output_json: Annotated[
         Path | None, typer.Option("--output-json", help="Write the drift report as JSON.")
     ] = None,
@@ -342,6 +386,7 @@ def compare(
     ] = None,
     no_progress: NoProgressOpt = False,
     quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
     yes: YesOpt = False,
 ) -> None:
     """Compare a run (fresh, or saved with --current) with the newest baseline."""
@@ -371,7 +416,7 @@ def merge(
 def report(
     input: Annotated[Path, typer.Argument(help="A run JSON or a drift report JSON.")],
     format: Annotated[
-        str, typer.Option("--format", "-f", help="terminal | markdown | html | json")
+        str, typer.Option("--format", "-f", help="terminal | markdown | html | json | junit")
     ] = "terminal",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
@@ -392,6 +437,7 @@ def report(
             "--full", help="Terminal, run or baseline: every distinct answer, whole (not clipped)."
         ),
     ] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Render a saved run or drift report in another format (a run's answers too)."""
     from promptcanary.commands.report import report_command
@@ -404,13 +450,17 @@ def report(
             budget=budget,
             open_browser=open_browser,
             full_answers=full,
+            verbose=verbose,
         )
     )
 
 
 @app.command()
 def plan(
-    effect: Annotated[float, typer.Option(help="Drop in pass rate to detect, e.g. 0.3.")],
+    effect: Annotated[
+        float | None,
+        typer.Option(help="Drop in pass rate to detect, e.g. 0.3: how many samples catch it."),
+    ] = None,
     baseline_rate: Annotated[float, typer.Option(help="Baseline pass rate.")] = 0.9,
     alpha: Annotated[float, typer.Option(help="False-alarm rate per pair.")] = 0.05,
     power: Annotated[float, typer.Option(help="Chance to detect the drop.")] = 0.95,
@@ -423,7 +473,12 @@ def plan(
     provider: ProviderOpt = None,
     baseline_dir: BaselineDirOpt = None,
 ) -> None:
-    """How many samples are needed to detect a drop, and what a run would cost."""
+    """What the next check will cost; with --effect, how many samples detect a drop.
+
+    Without options: the requests and estimated cost of the next `compare` of ./canary.yaml
+    (or -c) against its newest baseline, and of recording a new baseline. With --effect: the
+    samples per prompt that detect a drop of that size, and what a run of them costs.
+    """
     if config is None and Path("canary.yaml").is_file():
         config = Path("canary.yaml")  # like run and compare
     from promptcanary.commands.plan import plan_command
@@ -485,7 +540,7 @@ def baselines_list(
     suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
     provider: ProviderOpt = None,
 ) -> None:
-    """List baselines, newest first."""
+    """List baselines, newest first, a table per suite (every suite below here without -c)."""
     from promptcanary.commands.baselines import list_command
 
     _done(list_command(baseline_dir=baseline_dir, suite=suite, model=provider, config=config))

@@ -122,6 +122,7 @@ class WorkspaceStore(FileBaselineStore):
     def write(
         self, run_result: CanaryRunResult, *, note: str = "", snapshot_id: str | None = None
     ) -> SavedBaseline:
+        # write() is the one way in: save() goes through it, and so does the pipeline.
         check_in_workspace(self.directory, self.workspace)
         return super().write(run_result, note=note, snapshot_id=snapshot_id)
 

@@ -54,15 +54,35 @@ def start_litellm_warm_up(replay: Path | None) -> bool:
 
 
 def stdout_console() -> Console:
+    """Rich on stdout: colour on a terminal; in a CI log or a file, wide lines (never wrapped at
+    a guessed 80 columns: see :func:`~promptcanary.core.render.console.fit_to_output`)."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    from promptcanary.core.render.console import fit_to_output
+
+    return fit_to_output(Console(highlight=False))
 
 
 def stderr_console() -> Console:
+    """Rich on stderr, sized as :func:`stdout_console`."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    from promptcanary.core.render.console import fit_to_output
+
+    return fit_to_output(Console(stderr=True, highlight=False))
+
+
+def say(line: str) -> None:
+    """One status line on stderr, never wrapped: the paths and ids in it stay whole in a CI log
+    and paste as they are (rich would fold a path longer than the width, and read ``[x]`` in
+    it as markup)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def wrote(what: str, path: Path) -> None:
+    """Say that ``what`` was written to ``path`` (every file a command writes is named)."""
+    say(f"Wrote {what} → {path}")
 
 
 def in_ci() -> bool:
@@ -175,26 +195,56 @@ def write_report_files(
     output_md: Path | None,
     output_html: Path | None,
     output_json: Path | None,
+    output_junit: Path | None = None,
     history: list[Any] | None = None,
+    accept_hint: str | None = None,
 ) -> None:
     """Write the drift report in each format given a path (``history``: for the formats that
-    show the stored baselines, see ``Format.uses_history``)."""
+    show the stored baselines, see ``Format.uses_history``; ``accept_hint``: how to accept the
+    change, else the reporter's default)."""
     from promptcanary.core.models import ReportFormat
 
     paths = {
         ReportFormat.MARKDOWN: output_md,
         ReportFormat.HTML: output_html,
         ReportFormat.JSON: output_json,
+        ReportFormat.JUNIT: output_junit,
     }
     if not any(paths.values()):
         return
     from promptcanary.core.reporter import FORMATS, DriftReporter
 
     shown = any(FORMATS[fmt].uses_history for fmt, path in paths.items() if path is not None)
-    reporter = DriftReporter(report, history=history if shown else None)
+    hint = {} if accept_hint is None else {"accept_hint": accept_hint}
+    reporter = DriftReporter(report, history=history if shown else None, **hint)
     for fmt, path in paths.items():
         if path is not None:
             reporter.write(fmt, path)
+            wrote(FORMATS[fmt].title, path)
+
+
+def save_baseline_hint(
+    config: Path | None,
+    *,
+    provider: str | None = None,
+    baseline_dir: Path | None = None,
+    replay: Path | None = None,
+) -> str:
+    """How to make a baseline, as a command to paste (the report's accept hint, Markdown):
+    the suite's file always (``-c``: a suite in a subfolder is not ./canary.yaml), the model
+    and the baseline folder when the command at hand named them, ``--replay`` to save a run
+    already measured instead of measuring again."""
+    import shlex
+
+    words = ["promptcanary", "run", "-c", str(config or "canary.yaml")]
+    if provider:
+        words += ["-p", provider]
+    if replay is not None:
+        words += ["--replay", str(replay)]
+    if baseline_dir is not None:
+        words += ["--baseline-dir", str(baseline_dir)]
+    words.append("--save-baseline")
+    return f"run `{shlex.join(words)}` and commit the files it names"
 
 
 @dataclass
@@ -219,6 +269,7 @@ class RunFlags:
     baseline_dir: Path | None = None
     output_md: Path | None = None
     output_html: Path | None = None
+    output_junit: Path | None = None
     no_progress: bool = False
     quiet: bool = False
     yes: bool = False

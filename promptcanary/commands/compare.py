@@ -12,10 +12,12 @@ from promptcanary.commands.common import (
     cli_ports,
     default_baseline_dir,
     load_env_files,
+    save_baseline_hint,
     start_litellm_warm_up,
     stdout_console,
     write_report_files,
     write_text,
+    wrote,
 )
 from promptcanary.errors import ConfigError
 
@@ -42,6 +44,7 @@ class CompareArgs(RunFlags):
     alpha: float | None = None
     min_effect: float | None = None
     max_error_rate: float | None = None
+    verbose: bool = False
 
 
 def _check_args(args: CompareArgs) -> None:
@@ -75,6 +78,7 @@ def compare_command(args: CompareArgs) -> int:
             "--output-md": args.output_md,
             "--output-html": args.output_html,
             "--output-json": args.output_json,
+            "--output-junit": args.output_junit,
             "--save-run": args.save_run,
         }
     )
@@ -85,24 +89,43 @@ def compare_command(args: CompareArgs) -> int:
     store = open_store(default_baseline_dir(args.baseline_dir, args.config))
     checked = check(request, cli_ports(args, store, keep=partial(_save_run, args.save_run)))
     assert checked.report is not None  # the CLI requires a baseline
+    accept_hint = _accept_hint(args, checked.run)
     write_report_files(
         checked.report,
         output_md=args.output_md,
         output_html=args.output_html,
         output_json=args.output_json,
+        output_junit=args.output_junit,
         # The HTML report's trend chart: the stored baselines (none for an explicit file).
         history=history(store, checked.run) if args.output_html and args.baseline is None else None,
+        accept_hint=accept_hint,
     )
     from promptcanary.core.reporter import DriftReporter
 
-    DriftReporter(checked.report).print_terminal(stdout_console(), quiet=args.quiet)
+    DriftReporter(checked.report, accept_hint=accept_hint).print_terminal(
+        stdout_console(), quiet=args.quiet, verbose=args.verbose
+    )
     return checked.verdict.exit_code
+
+
+def _accept_hint(args: CompareArgs, run: CanaryRunResult) -> str:
+    """The command that records the compared behaviour as the baseline: the saved run compared
+    (``--current``) replayed with its model, else a fresh baseline run of the suite as checked."""
+    if args.current is not None:
+        return save_baseline_hint(
+            args.config,
+            provider=run.provider.model_id,
+            baseline_dir=args.baseline_dir,
+            replay=args.current,
+        )
+    return save_baseline_hint(args.config, provider=args.provider, baseline_dir=args.baseline_dir)
 
 
 def _save_run(path: Path | None, run: CanaryRunResult) -> None:
     """``--save-run``: the run compared, written as soon as it is measured."""
     if path is not None:
         write_text(path, run.model_dump_json(indent=2))
+        wrote("the run", path)
 
 
 def _request(args: CompareArgs) -> CheckRequest:

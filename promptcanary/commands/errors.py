@@ -106,7 +106,18 @@ def _command(app: Any) -> Any:
     tests run the CLI in process hundreds of times)."""
     import typer.main
 
-    return typer.main.get_command(app)
+    command = typer.main.get_command(app)
+    _full_descriptions(command)
+    return command
+
+
+def _full_descriptions(command: Any) -> None:
+    """List each command with the whole first paragraph of its help in ``--help``: click cuts
+    what it derives to the width left over (45 characters), mid-sentence."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = " ".join(sub.help.split("\n\n")[0].split())
+        _full_descriptions(sub)
 
 
 def run_cli(app: Any, argv: list[str] | None) -> int:

@@ -181,7 +181,7 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot write {path}: {exc.strerror or exc}", field="init") from exc
-        console.print(f"created {path}", soft_wrap=True)
+        console.print(f"created {path}", soft_wrap=True, markup=False)
     for path in kept:
         console.print(
             f"kept {path} (it exists): add a step with `config: {config_path}` to check "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcanary.commands.common import stderr_console, write_text
+from promptcanary.commands.common import say, write_text
 from promptcanary.errors import EXIT_OK
 
 
@@ -18,7 +18,7 @@ def merge_command(*, parts: list[Path], output: Path) -> int:
     run = pipeline.merge_parts(parts)
     write_text(output, run.model_dump_json(indent=2))
     usage = run.usage
-    stderr_console().print(
+    say(
         f"Merged {len(parts)} part(s) → {output}: {len(run.prompts)} prompts, "
         f"{usage.requests} requests ({usage.errors} errored)"
         + (f"; stopped early: {run.aborted}" if run.aborted else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptcanary.commands.common import load_run, read_json, stdout_console, write_text
+from promptcanary.commands.common import load_run, read_json, say, stdout_console, write_text, wrote
 from promptcanary.errors import EXIT_OK, ConfigError, InputError, validation_message
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ def report_command(
     budget: int | None,
     open_browser: bool = False,
     full_answers: bool = False,
+    verbose: bool = False,
 ) -> int:
     from promptcanary.core.models import ReportFormat
     from promptcanary.core.reporter import MARKDOWN_BUDGET, report_format
@@ -45,7 +46,7 @@ def report_command(
         # A run's (or baseline's) report ends with its answers: what the scores were about.
         if output is None:
             console = stdout_console()  # in colour on a terminal
-            reporter.print_terminal(console)
+            _print_terminal(reporter, console, verbose=verbose)
             _print_answers(reporter, console, full=full_answers)
         else:
             import io
@@ -54,21 +55,35 @@ def report_command(
 
             buffer = io.StringIO()
             console = Console(file=buffer, width=100, force_terminal=False)
-            reporter.print_terminal(console)
+            _print_terminal(reporter, console, verbose=verbose)
             _print_answers(reporter, console, full=full_answers)
             write_text(output, buffer.getvalue())
+            wrote(fmt.title, output)
         return EXIT_OK
     text = reporter.render(fmt, budget=budget or MARKDOWN_BUDGET)
     if output is not None:
         write_text(output, text)
+        wrote(fmt.title, output)
         if open_browser:
             import webbrowser
 
             webbrowser.open(output.resolve().as_uri())
-            stdout_console().print(f"opened {output}")
+            say(f"Opened {output} in a browser")
     else:
         stdout_console().file.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
+
+
+def _print_terminal(
+    reporter: DriftReporter | RunReporter, console: Console, *, verbose: bool
+) -> None:
+    """The terminal report; a drift report whole with ``verbose`` (a run's is never shortened)."""
+    from promptcanary.core.reporter import DriftReporter
+
+    if isinstance(reporter, DriftReporter):
+        reporter.print_terminal(console, verbose=verbose)
+    else:
+        reporter.print_terminal(console)
 
 
 def _print_answers(reporter: DriftReporter | RunReporter, console: Console, *, full: bool) -> None:

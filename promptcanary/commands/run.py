@@ -11,10 +11,12 @@ from promptcanary.commands.common import (
     cli_ports,
     default_baseline_dir,
     load_env_files,
+    save_baseline_hint,
+    say,
     start_litellm_warm_up,
-    stderr_console,
     stdout_console,
     write_text,
+    wrote,
 )
 from promptcanary.errors import (
     EXIT_DRIFT,
@@ -53,7 +55,12 @@ def run_command(args: RunArgs) -> int:
 
     # Before any request is paid for: every destination of this run must be writable.
     check_destinations(
-        {"--output": args.output, "--output-md": args.output_md, "--output-html": args.output_html},
+        {
+            "--output": args.output,
+            "--output-md": args.output_md,
+            "--output-html": args.output_html,
+            "--output-junit": args.output_junit,
+        },
         {"--baseline-dir": folder} if args.save_baseline else {},
     )
     request = BaselineRunRequest(
@@ -75,6 +82,9 @@ def run_command(args: RunArgs) -> int:
             write_text(args.output, run.model_dump_json(indent=2))
         except StorageError as exc:
             unsaved.append(exc)
+        else:
+            if shard is None:  # a shard's part is named below, with how to join the parts
+                wrote("the run", args.output)
 
     measured = baseline_run(request, cli_ports(args, open_store(folder), keep=keep))
     run, unusable = measured.run, measured.unusable
@@ -83,15 +93,27 @@ def run_command(args: RunArgs) -> int:
 
     # No "make this the baseline" hint right after saving one, nor for a run that cannot be one
     # (a shard is only part of one).
-    reporter = (
-        RunReporter(run, accept_hint="")
+    reporter = RunReporter(
+        run,
+        accept_hint=""
         if args.save_baseline or unusable or shard
-        else RunReporter(run)
+        else save_baseline_hint(
+            args.config,
+            provider=args.provider,
+            baseline_dir=args.baseline_dir,
+            # A run written to a file is accepted as it is, without measuring again.
+            replay=args.output or args.replay,
+        ),
     )
     if args.output_md:
         reporter.to_markdown(args.output_md)
+        wrote("the Markdown report", args.output_md)
     if args.output_html:
         reporter.to_html(args.output_html)
+        wrote("the HTML report", args.output_html)
+    if args.output_junit:
+        reporter.to_junit(args.output_junit)
+        wrote("the JUnit XML report", args.output_junit)
     reporter.print_terminal(stdout_console(), quiet=args.quiet)
 
     if args.save_baseline and unusable:
@@ -102,19 +124,17 @@ def run_command(args: RunArgs) -> int:
         )
     if measured.saved is not None:
         saved = measured.saved
-        # Every file belongs in the repository: the summary is what reviewers read, the
-        # .gitattributes (first save) collapses the JSON in pull request diffs.
-        written = "\n".join(f"  {path}" for path in saved.files)
-        stderr_console().print(
-            f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}\n"
-            f"Commit every file it wrote:\n{written}",
-            markup=False,
-            soft_wrap=True,  # a long path stays one line, to copy
-        )
+        say(f"Saved baseline {saved.snapshot.snapshot_id} → {saved.path}")
+        for path in saved.files:
+            if path == saved.summary:
+                wrote("the baselines' summary", path)
+            elif path != saved.path:
+                wrote(f"the folder's {path.name}", path)
+        say("Commit them: git add " + " ".join(_quoted(p) for p in saved.files))
     if unsaved:
         raise unsaved[0]
     if shard is not None and run.shard is not None:
-        stderr_console().print(
+        say(
             f"Wrote shard {shard} ({len(run.prompts)} of {len(run.shard.suite_prompt_ids)} "
             f"prompts) → {args.output}; join the parts with `promptcanary merge`."
         )
@@ -127,6 +147,13 @@ def run_command(args: RunArgs) -> int:
     if args.fail_on_failure and run.failed_probes:
         return EXIT_DRIFT
     return EXIT_OK
+
+
+def _quoted(path: Path) -> str:
+    """``path`` as a shell word (a path with spaces still pastes)."""
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _check_shard(args: RunArgs) -> Shard | None:

@@ -1,4 +1,4 @@
-"""DriftReporter: a drift report as terminal output, Markdown, HTML or JSON.
+"""DriftReporter: a drift report as terminal output, Markdown, HTML, JSON or JUnit XML.
 
 Glue only: :func:`~promptcanary.core.render.context.build_report_view` prepares one view-model,
 each renderer in :mod:`promptcanary.core.render` turns it into its format. :class:`RunReporter`
@@ -103,6 +103,9 @@ class _Report(abc.ABC):
     @abc.abstractmethod
     def _json(self) -> str: ...
 
+    @abc.abstractmethod
+    def _junit(self) -> str: ...
+
     def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
         """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
 
@@ -117,6 +120,11 @@ class _Report(abc.ABC):
     def to_json(self, path: str | Path | None = None) -> str:
         """The full structured report as JSON; written to ``path`` when given."""
         return _write(path, self._json())
+
+    def to_junit(self, path: str | Path | None = None) -> str:
+        """JUnit XML for CI test reporters (a test case per probe and prompt, and per prompt
+        whose answers changed); written to ``path`` when given."""
+        return _write(path, self._junit())
 
     def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
         """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
@@ -151,18 +159,42 @@ class Format:
     """Whether the stored baselines add to it (the HTML trend chart), so are worth loading."""
     aliases: tuple[str, ...] = ()
     """Other names ``--format`` accepts."""
+    title: str = ""
+    """What a file in this format is, in words: ``Wrote the HTML report → drift.html``."""
 
 
 #: The report formats, in the order ``--format`` lists them.
 FORMATS: dict[ReportFormat, Format] = {
     f.name: f
     for f in (
-        Format(ReportFormat.TERMINAL, ".txt", lambda r, _budget: _terminal_text(r)),
         Format(
-            ReportFormat.MARKDOWN, ".md", lambda r, budget: r._markdown(budget), aliases=("md",)
+            ReportFormat.TERMINAL,
+            ".txt",
+            lambda r, _budget: _terminal_text(r),
+            title="the terminal report",
         ),
-        Format(ReportFormat.HTML, ".html", lambda r, _budget: r._html(), uses_history=True),
-        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json()),
+        Format(
+            ReportFormat.MARKDOWN,
+            ".md",
+            lambda r, budget: r._markdown(budget),
+            aliases=("md",),
+            title="the Markdown report",
+        ),
+        Format(
+            ReportFormat.HTML,
+            ".html",
+            lambda r, _budget: r._html(),
+            uses_history=True,
+            title="the HTML report",
+        ),
+        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json(), title="the JSON report"),
+        Format(
+            ReportFormat.JUNIT,
+            ".xml",
+            lambda r, _budget: r._junit(),
+            aliases=("xml",),
+            title="the JUnit XML report",
+        ),
     )
 }
 
@@ -273,11 +305,15 @@ class DriftReporter(_Report):
             report_location=self.report_location,
         )
 
-    def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
-        """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only."""
+    def print_terminal(
+        self, console: Console | None = None, *, quiet: bool = False, verbose: bool = False
+    ) -> None:
+        """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only. A
+        large report is shortened (regressions grouped by probe and cause, the behaviour
+        changes no regression explains) unless ``verbose``."""
         from promptcanary.core.render.terminal import render_terminal
 
-        render_terminal(self.view, _console(console), quiet=quiet)
+        render_terminal(self.view, _console(console), quiet=quiet, verbose=verbose)
 
     def _markdown(self, budget: int) -> str:
         from promptcanary.core.render.markdown import render_markdown
@@ -291,6 +327,11 @@ class DriftReporter(_Report):
 
     def _json(self) -> str:
         return drift_to_json(self.report)
+
+    def _junit(self) -> str:
+        from promptcanary.core.render.junit import drift_to_junit
+
+        return drift_to_junit(self.view)
 
 
 # ── Runs without a baseline ──────────────────────────────────────────────────────────────────
@@ -412,6 +453,11 @@ class Reporter(_Report):
 
     def _json(self) -> str:
         return run_to_json(self.run)
+
+    def _junit(self) -> str:
+        from promptcanary.core.render.junit import run_to_junit
+
+        return run_to_junit(self.view)
 
 
 #: The run reporter under its descriptive name (same class as :class:`Reporter`).

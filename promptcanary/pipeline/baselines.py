@@ -20,7 +20,8 @@ from promptcanary.errors import (
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.storage.file import FileBaselineStore, SavedBaseline
+    from promptcanary.storage.file import FileBaselineStore
+    from promptcanary.storage.file import SavedBaseline as SavedBaseline  # what a save returns
 
 
 def open_store(directory: Path) -> FileBaselineStore:
@@ -80,9 +81,9 @@ def latest_baseline(
 
 
 def save_baseline(store: FileBaselineStore, run: CanaryRunResult, *, note: str) -> SavedBaseline:
-    """Save ``run`` as the newest baseline of its suite and model: the snapshot and every file
-    the store wrote (the JSON, the summary, the folder's ``.gitattributes`` on its first save),
-    all of which belong in the repository.
+    """Save ``run`` as the newest baseline of its suite and model: the snapshot, its file, and
+    every file the save wrote (:attr:`SavedBaseline.files`: the JSON, the summary, a new
+    ``.gitattributes``), for the front-end to name.
 
     Raises:
         StorageError: a file could not be written (its text is kept elsewhere, and the

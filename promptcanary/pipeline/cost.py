@@ -64,7 +64,9 @@ class RunPlan:
         if self.most > self.requests:
             text += f", up to {self.most:,} if every prompt needs confirming"
         if self.cost_usd is not None:
-            text += f"; estimated ${self.cost_usd:,.2f}"
+            from promptcanary.core.render.fmt import usd
+
+            text += f"; estimated {usd(self.cost_usd)}"
         else:
             text += "; cost unknown"
             reason = self.cost_note.split(" (")[0].rstrip(".")

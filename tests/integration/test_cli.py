@@ -83,7 +83,8 @@ def test_run_save_compare_drift_and_gate(project: Path) -> None:
         saved = list((project / "baselines").glob("cli-suite__openai-fake__*.json"))
         assert len(saved) == 1
         # Every file the save wrote is named, to be committed with it.
-        written = proc.stderr.split("Commit every file it wrote:", 1)[1].split()
+        (commit,) = [line for line in proc.stderr.splitlines() if line.startswith("Commit them")]
+        written = commit.removeprefix("Commit them: git add ").split()
         assert [Path(p).name for p in written[:3]] == [
             saved[0].name,
             "cli-suite__openai-fake.summary.md",

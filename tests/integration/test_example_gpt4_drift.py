@@ -77,6 +77,36 @@ def test_the_try_it_shows_refusals_by_a_probe_and_the_change_of_form_by_the_answ
     assert not happy & regressed
     same = {prompt_id(i) for i in items if i["gpt-4-0314"] == i["gpt-4-0613"]}
     assert len(same) == 2 and not same & (changed | regressed)
+    # What changed reads right: the lettered survey answers are no language, and a thousand
+    # words shrinking to one is "÷987", not "×0.0".
+    lines = [line for b in drift["behaviour_changes"] for line in [b["summary"], *b["lines"]]]
+    assert not [line for line in lines if "Portuguese" in line or "×0.0" in line]
+    shrunk = [line for line in lines if line.startswith("length ÷")]
+    assert len(shrunk) == len(happy), shrunk
+
+
+def test_the_try_it_fits_one_screen_of_80_columns() -> None:
+    done = run_cli(
+        "compare",
+        "-c",
+        str(EXAMPLE / "canary.yaml"),
+        "--current",
+        str(EXAMPLE / "current-run.json"),
+        cwd=ROOT,
+        env_extra={"COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) <= 50, len(lines)  # 594 lines before the report was shortened
+    flat = " ".join(done.stdout.split())
+    # The refusals, caught by a probe: one group, its causes, an example.
+    assert "Regex [picks-an-option] (format) on 22 prompts: 1.00 → 0.50 each" in flat
+    assert "20 × no match for" in flat and "2 × forbidden pattern matched" in flat
+    assert "answers changed too on 22 of these 22 prompts" in flat
+    # The change of form, caught by the answer test alone: the happy-number answers.
+    assert "8 where no probe regressed, 2 shown" in flat
+    assert flat.count("now: “\\\\boxed{") == 2
+    assert "--verbose" in flat
 
 
 def normalised_snapshot(snapshot: BaselineSnapshot) -> BaselineSnapshot:

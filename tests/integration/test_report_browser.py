@@ -111,3 +111,24 @@ def test_table_filters_in_the_browser(page: Path, tmp_path: Path) -> None:
     assert len(rows) == 6 and 0 < len(shown) < 6
     assert all(r["data-probe"].startswith("alpha") for r in shown)
     assert f"{len(shown)} shown" in dom
+
+
+def test_glyphs_have_a_text_fallback_and_cards_and_heat_strip_read_whole(
+    page: Path, tmp_path: Path
+) -> None:
+    dom = _dump_dom(page, "", tmp_path / "p5")
+    # The summary's ⚠️ is a text symbol with a word for screen readers (no emoji font needed).
+    summary = re.search(r'<p class="banner[^"]*" id="summary">(.*?)</p>', dom, re.S)
+    assert summary is not None
+    assert '<span class="glyph" role="img" aria-label="drift" title="drift">⚠\ufe0e</span>' in (
+        summary.group(1)
+    )
+    assert "⚠️" not in summary.group(1)
+    # The cost card: per 1,000 requests, short enough for a card (was cut to "$0.00000…").
+    cost = re.search(
+        r'<div class="label">cost/1k requests</div><div class="value" title="([^"]*)">', dom
+    )
+    assert cost is not None and cost.group(1) == "$0.35" and len(cost.group(1)) <= 8
+    # The heat strip names its columns: the baseline's date, then "current".
+    columns = re.findall(r'<text class="axis column"[^>]*><title>[^<]*</title>([^<]*)</text>', dom)
+    assert columns == ["03-01", "current"]

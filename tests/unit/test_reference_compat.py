@@ -87,7 +87,8 @@ def test_reference_top_level_names():
     )
 
     assert callable(compare) and callable(probe) and __version__
-    assert {f.value for f in ReportFormat} == {"terminal", "markdown", "html", "json"}
+    # 0.2's four formats, all still there (JUnit XML was added after).
+    assert {f.value for f in ReportFormat} == {"terminal", "markdown", "html", "json", "junit"}
     assert get_probe("json_validity").__name__ == "JsonValidityProbe"
     assert "tool_call_schema" in get_probe_registry()
     names = (BaselineSnapshot, BaseProbe, CanaryPrompt, CanaryRunResult, CanarySuite, DriftReport)

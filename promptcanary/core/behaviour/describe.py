@@ -185,9 +185,20 @@ def _length_change(baseline: Sequence[str], current: Sequence[str]) -> PropertyC
     ratio = c / b if b else float("inf")
     if 1 / MIN_LENGTH_RATIO < ratio < MIN_LENGTH_RATIO:
         return None
-    factor = f"×{ratio:.1f}" if ratio != float("inf") else "from empty"
+    factor = _factor(ratio)
     line = f"length {factor}: median {b:g} → {c:g} words"
     return PropertyChange("length", float(b), float(c), line, f"length {factor}")
+
+
+def _factor(ratio: float) -> str:
+    """How many times longer (``×2.2``) or shorter (``÷886``): a shrink printed as a product
+    rounds to ``×0.0`` once the answers lose more than 95 % of their words."""
+    if ratio == float("inf"):
+        return "from empty"
+    if ratio >= 1:
+        return f"×{ratio:.1f}" if ratio < 10 else f"×{ratio:.0f}"
+    shrink = 1 / ratio
+    return f"÷{shrink:.1f}" if shrink < 10 else f"÷{shrink:.0f}"
 
 
 def _refusal_change(baseline: Sequence[str], current: Sequence[str]) -> PropertyChange | None:

@@ -101,9 +101,9 @@ _STOP_WORDS = {
     "English": "the and is of to in that it for you with this are on be as not or",
     "French": "le la les et est des une dans que pour pas qui sur du au vous avec",
     "German": "der die das und ist nicht ein eine zu den mit von sie ich es auf",
-    "Spanish": "el la los las y es que de en un una por para no con se del",
-    "Italian": "il la le e è che di un una per non con sono del della gli",
-    "Portuguese": "o a os as e é que de em um uma para não com do da",
+    "Spanish": "el la los las es que de en un una por para no con se del",
+    "Italian": "il la le che di un una per non con sono del della gli",
+    "Portuguese": "os as que de em um uma para não com do da",
     "Dutch": "de het een en is van niet dat op te zijn met voor je",
 }
 _STOP_SETS = {lang: frozenset(ws.split()) for lang, ws in _STOP_WORDS.items()}
@@ -144,7 +144,9 @@ def language(text: str) -> str:
             name = "Japanese"
         if sum(counts.values()) >= len(letters) / 2:
             return name
-    tokens = [w.lower() for w in _WORD.findall(sample)]
+    # Words of one letter are no evidence: option labels ("(A). A top priority" would read as
+    # Portuguese's "a" twice), initials, variables; prose in any language has longer ones.
+    tokens = [w.lower() for w in _WORD.findall(sample) if len(w) > 1]
     if len(tokens) < _MIN_WORDS:
         return "unknown"
     scores = {lang: sum(1 for t in tokens if t in stops) for lang, stops in _STOP_SETS.items()}

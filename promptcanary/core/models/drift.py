@@ -57,6 +57,7 @@ class ReportFormat(str, Enum):
     MARKDOWN = "markdown"
     HTML = "html"
     JSON = "json"
+    JUNIT = "junit"
 
 
 # ── Drift ────────────────────────────────────────────────────────────────────────────────────

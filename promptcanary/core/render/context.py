@@ -232,6 +232,34 @@ class ReportView:
         changed = r.has_drift or bool(r.improvements) or r.suite_changed or r.behaviour_changed
         return bool(self.accept_hint) and changed and not self.inconclusive
 
+    @property
+    def unwanted_hint(self) -> str:
+        """What to do when the model's change is not wanted (Markdown), beside the accept hint;
+        "" when the model did not change (a suite edit is undone in canary.yaml)."""
+        r = self.report
+        if not self.offer_accept or not (r.has_drift or r.behaviour_changed):
+            return ""
+        return unwanted_hint(r)
+
+
+def unwanted_hint(report: DriftReport) -> str:
+    """Pin the model the baseline was answered by (named when the provider said which one), or
+    change the prompt, then check again: the two ways to keep the old behaviour."""
+    served = report.attribution.served_models[0] if report.attribution is not None else []
+    model = report.provider.model_id
+    prefix = model.rsplit("/", 1)[0] + "/" if "/" in model else ""
+    # The provider's words in a code span: a backtick in them would end it.
+    dated = one_line(prefix + served[0], 120).replace("`", "") if len(served) == 1 else ""
+    pin = (
+        f"pin the dated model the baseline was answered by (`{dated}`)"
+        if dated and dated != model
+        else "pin a dated model version"
+    )
+    return (
+        f"{pin} as the suite's model (`provider:` in canary.yaml), or change the prompt until "
+        "it passes again, and check again"
+    )
+
 
 def _thresholds(report: DriftReport) -> str:
     parts = [
@@ -259,6 +287,9 @@ def _headline(report: DriftReport) -> tuple[str, str]:
     rule = " (single-sample threshold rule)" if report.single_sample and report.comparisons else ""
     words = "No drift" if not report.has_drift else f"{report.severity.value.upper()} drift"
     words += rule
+    if not report.has_drift and report.improvements:
+        # Something changed (the accept hint is offered): never a bare "No drift".
+        words += f", {fmt.plural(len(report.improvements), 'improvement')}"
     if report.behaviour_changes:
         n = len(report.behaviour_changes)
         words += f", answers changed on {fmt.plural(n, 'prompt')}"

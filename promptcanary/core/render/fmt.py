@@ -86,6 +86,17 @@ def _usd(value: float) -> str:
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
+def usd(value: float) -> str:
+    """An amount with the precision it needs: cents from $1 up (``$1,234.56``), two significant
+    digits below (``$0.41``, ``$0.0021``: never ``$0.00`` for a cost that is not nothing)."""
+    if value <= 0:
+        return "$0"
+    if value >= 1:
+        return f"${value:,.2f}"
+    decimals = max(2, min(12, 1 - math.floor(math.log10(value))))
+    return f"${value:.{decimals}f}"
+
+
 #: (label, UsageSummary attribute, formatter) in display order.
 _USAGE_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("tokens", "total_tokens", lambda v: f"{v:,}"),
@@ -170,8 +181,28 @@ _PER_REQUEST_FIELDS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 )
 
 
-def usage_comparison_rows(
+def _per_thousand_usd(value: float) -> str:
+    return usd(value * 1000)
+
+
+def usage_card_rows(
     baseline: UsageSummary | None, current: UsageSummary | None
+) -> list[tuple[str, str, str, str]]:
+    """:func:`usage_comparison_rows` for the HTML report's cards, a few characters wide: the cost
+    per 1,000 requests with the digits it needs (``$0.31``), not per request (``$0.000307``,
+    which a card cut to ``$0.00000…``)."""
+    rows = usage_comparison_rows(baseline, current)
+    if not any(row[0] == "cost/request" for row in rows):
+        return rows
+    (cost,) = usage_comparison_rows(baseline, current, fields=_COST_PER_THOUSAND)
+    return [cost if row[0] == "cost/request" else row for row in rows]
+
+
+def usage_comparison_rows(
+    baseline: UsageSummary | None,
+    current: UsageSummary | None,
+    *,
+    fields: tuple[tuple[str, str, Callable[[Any], str], bool], ...] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """(label, baseline, current, change) comparing two runs' usage like with like.
 
@@ -180,17 +211,24 @@ def usage_comparison_rows(
     makes ten times the requests of a 3-sample check, and that is not a change of the model.
     """
     rows: list[tuple[str, str, str, str]] = []
-    for label, attr, show, relative in _PER_REQUEST_FIELDS:
+    for label, attr, show, relative in fields or _PER_REQUEST_FIELDS:
         b = getattr(baseline, attr) if baseline is not None else None
         c = getattr(current, attr) if current is not None else None
         b_text, c_text = _shown(baseline, b, attr, show), _shown(current, c, attr, show)
         if (b_text == c_text == "—") or (attr == "tokens_per_request" and not b and not c):
             continue
+        if b_text == c_text == "unknown":
+            continue  # the report's note says once that no price is known, and how to set one
         change = (
             pct_change(float(b), float(c)) if relative and b is not None and c is not None else ""
         )
         rows.append((label, b_text, c_text, change))
     return rows
+
+
+_COST_PER_THOUSAND: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
+    ("cost/1k requests", "cost_per_request", _per_thousand_usd, True),
+)
 
 
 def usage_line(rows: list[tuple[str, str, str, str]]) -> str:

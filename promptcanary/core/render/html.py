@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from promptcanary.core.models.drift import GLYPH_DRIFT, GLYPH_INCONCLUSIVE, GLYPH_OK
 from promptcanary.core.render import fmt
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.run import RunView
@@ -46,7 +47,29 @@ def environment() -> Environment:
     )
     env.globals["fmt"] = fmt
     env.filters["code_spans"] = code_spans
+    env.filters["glyphs"] = glyphs
     return env
+
+
+#: The glyphs a summary starts with (``DriftReport.summary``), as symbols in text fonts with a
+#: word for screen readers: ✅ and ❔ are emoji only, so a machine without an emoji font (a
+#: CI runner's browser, many Linux desktops) drew an empty box.
+_GLYPHS = {
+    GLYPH_DRIFT: ("⚠\ufe0e", "drift"),
+    GLYPH_OK: ("✔\ufe0e", "no drift"),
+    GLYPH_INCONCLUSIVE: ("?", "inconclusive"),
+}
+
+
+def glyphs(text: str) -> Markup:
+    """``text`` escaped, each summary glyph drawn as a text symbol labelled in words."""
+    html = str(escape(text))
+    for emoji, (symbol, label) in _GLYPHS.items():
+        html = html.replace(
+            emoji,
+            f'<span class="glyph" role="img" aria-label="{label}" title="{label}">{symbol}</span>',
+        )
+    return Markup(html)
 
 
 def code_spans(hint: str) -> Markup:
@@ -105,6 +128,9 @@ def render_html(view: ReportView) -> str:
                 categories=sorted({pv.category for pv in regs[:MAX_TABLE_ROWS]}),
                 trend_svg=trend_chart(view.trend),
                 heat_svg=heat_strip(view.trend, view.probe_names),
+                usage_cards=fmt.usage_card_rows(
+                    view.report.baseline_usage, view.report.current_usage
+                ),
                 run_url=safe_url(view.run_url),
                 diff_lines=diff_lines,
             )

@@ -196,6 +196,8 @@ def _footer(view: ReportView) -> str:
         if view.offer_accept
         else ""
     )
+    if view.unwanted_hint:
+        accept += f"If the change is unwanted, {view.unwanted_hint}. "
     parts = ["---", f"<sub>{accept}Thresholds: {view.thresholds}."]
     url = safe_url(view.run_url)
     if url:

@@ -67,6 +67,16 @@ class RunPair:
         """The prompt on one line."""
         return one_line(self._prompt_text, 80) if self._prompt_text else self.prompt_id
 
+    @property
+    def prompt_text(self) -> str:
+        """The prompt as written ("" when not recorded)."""
+        return self._prompt_text or ""
+
+    @property
+    def response_text(self) -> str:
+        """The first failing sample's response as written ("" when not recorded)."""
+        return self._response.content or "" if self._response is not None else ""
+
     @cached_property
     def prompt(self) -> str:
         """Prompt excerpt."""

@@ -198,5 +198,6 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
                 ("No baseline yet. " if view.no_baseline else "")
                 + f"To make this run the baseline, {plain_hint(view.accept_hint)}.",
                 "dim",
-            )
+            ),
+            soft_wrap=True,  # a command to paste: never wrapped
         )

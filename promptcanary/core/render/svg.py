@@ -106,15 +106,27 @@ def heat_strip(points: list[TrendPoint], probe_names: dict[str, tuple[str, str]]
     if not probe_ids:
         return Markup("")
     label_w, cell, gap = 230, 18, 2
-    width = label_w + len(points) * (cell + gap)
-    height = len(probe_ids) * (cell + gap) + 4
+    # A band above the cells names each column: the run's date, "current" for this run.
+    head, pad = 52, 48
+    width = label_w + len(points) * (cell + gap) + pad
+    height = head + len(probe_ids) * (cell + gap) + 4
     parts = [
         f'<svg class="heat" viewBox="0 0 {width} {height}" width="{width}" role="img" '
-        'aria-label="Score per probe and run" xmlns="http://www.w3.org/2000/svg">'
+        'aria-label="Score per probe and run" xmlns="http://www.w3.org/2000/svg">',
+        f'<text class="axis" x="{label_w - 8}" y="{head - 6}" text-anchor="end">'
+        "run (month-day) →</text>",
     ]
+    for col, p in enumerate(points):
+        x = label_w + col * (cell + gap) + cell / 2
+        name = "current" if p.is_current else f"{p.created_at:%m-%d}"
+        parts.append(
+            f'<text class="axis column" x="{x:.1f}" y="{head - 6}" '
+            f'transform="rotate(-55 {x:.1f} {head - 6})"><title>{escape(_date(p))}</title>'
+            f"{escape(name)}</text>"
+        )
     for row, pid in enumerate(probe_ids):
         name, category = probe_names.get(pid, (pid, "custom"))
-        y = row * (cell + gap)
+        y = head + row * (cell + gap)
         label = f"{category} · {name or pid}"
         label = clip(label, 34)
         parts.append(

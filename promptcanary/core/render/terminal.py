@@ -18,11 +18,27 @@ from rich.text import Text
 from promptcanary.core.render import fmt
 from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
 from promptcanary.core.render.behaviour import BehaviourView
+from promptcanary.core.render.console import fit_to_output
 from promptcanary.core.render.context import PairView, ReportView
-from promptcanary.core.render.safety import neutralise_terminal, plain_hint
+from promptcanary.core.render.groups import group_regressions, unexplained_behaviour
+from promptcanary.core.render.safety import neutralise_terminal, one_line, plain_hint
 
 #: Regressions listed in the terminal (the rest are counted).
 MAX_ROWS = 30
+#: Over this many regressions the terminal groups them by probe and cause (``verbose``: listed).
+COMPACT_REGRESSIONS = 10
+#: Over this many behaviour changes the terminal shows the ones no regression explains, the
+#: first :data:`SHOWN_BEHAVIOUR` of them (``verbose``: all, as the other formats do).
+COMPACT_BEHAVIOUR = 5
+#: Two: each takes five lines, and the shortened report must fit one screen (50 lines at 80
+#: columns with the grouped regressions and the suite-level test above it).
+SHOWN_BEHAVIOUR = 2
+#: Probes, causes per probe and prompt ids per probe a grouped regression list names.
+SHOWN_PROBES = 5
+SHOWN_CAUSES = 3
+SHOWN_PROMPTS = 3
+#: Characters of each side of an example answer in the grouped view.
+EXAMPLE_CHARS = 90
 #: Under this width, tables become stacked blocks (a wider limit when evidence is shown).
 NARROW = 80
 NARROW_WITH_EVIDENCE = 110
@@ -43,8 +59,9 @@ def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a c
 
 
 def default_console() -> Console:
-    """A console that writes to stdout; colour only on a real terminal."""
-    return Console(highlight=False, emoji=False, soft_wrap=False)
+    """A console that writes to stdout; colour only on a real terminal (see
+    :func:`fit_to_output` for its width elsewhere)."""
+    return fit_to_output(Console(highlight=False, emoji=False, soft_wrap=False))
 
 
 def _counts(view: ReportView) -> Text:
@@ -62,7 +79,7 @@ def _counts(view: ReportView) -> Text:
     return out
 
 
-def _header(view: ReportView) -> Panel:
+def _header(view: ReportView, *, short: bool = False) -> Panel:
     key = "inconclusive" if view.inconclusive else view.severity
     title = Text(neutralise_terminal(view.headline), style=SEVERITY_STYLES[key])
     lines: list[RenderableType] = [T(view.who, "bold")] if view.who else []
@@ -73,11 +90,14 @@ def _header(view: ReportView) -> Panel:
             "bold",
         ),
         _counts(view),
-        T(view.summary, "italic"),
     ]
+    # Shortened, the first line, the counts and who changed already say what the summary
+    # sentence (what --quiet prints) and the model identity line say.
+    if not (short and view.who):
+        lines.append(T(view.summary, "italic"))
     if view.inconclusive:
         lines.append(T(f"This run {fmt.INCONCLUSIVE_WORDS}.", "bold"))
-    if view.model_changed:
+    if view.model_changed and not (short and view.who):
         lines.append(T(f"Model identity changed: {view.model_changed}", "yellow"))
     if view.single_sample_note:
         lines.append(T(view.single_sample_note.replace("`", ""), "dim"))
@@ -190,13 +210,116 @@ def _behaviour_suite(console: Console, view: ReportView) -> None:
         console.print(T(f"Note: {note}", "dim"))
 
 
-def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) -> None:
-    """Print the drift report (or only its one-sentence summary when ``quiet``)."""
+def _grouped_regressions(console: Console, view: ReportView) -> None:
+    """Regressions by probe and cause: what failed, why, on which prompts, one example."""
+    groups = group_regressions(view.regressions)
+    console.print(
+        Text(
+            f"Regressions ({len(view.regressions):,}) — {fmt.plural(len(groups), 'probe')}, "
+            "by cause, worst first",
+            "bold red",
+        )
+    )
+    changed = {bv.prompt_id for bv in view.behaviour}
+    evidence = not view.report.single_sample
+    for group in groups[:SHOWN_PROBES]:
+        worst = group.worst
+        head = Text("  ")
+        head.append_text(T(worst.probe, "bold"))
+        n = len(group.pairs)
+        head.append(f" ({worst.category}) on {fmt.plural(n, 'prompt')}: ")
+        if group.same_scores:
+            head.append(worst.scores + (" each" if n > 1 else ""))
+            if evidence:
+                head.append_text(T(f", {worst.evidence_counts}"))
+        else:
+            head.append(f"worst {worst.scores} ")
+            head.append_text(T(f"({worst.prompt_id})"))
+        console.print(head)
+        width = len(f"{len(group.causes[0].pairs):,}")
+        for cause in group.causes[:SHOWN_CAUSES]:
+            console.print(T(f"    {len(cause.pairs):>{width},} × {cause.reason}"))
+        if len(group.causes) > SHOWN_CAUSES:
+            others = sum(len(c.pairs) for c in group.causes[SHOWN_CAUSES:])
+            console.print(
+                T(f"    … and {others:,} for {len(group.causes) - SHOWN_CAUSES:,} other reasons")
+            )
+        ids = group.prompt_ids()
+        more = f", … and {len(ids) - SHOWN_PROMPTS:,} more" if len(ids) > SHOWN_PROMPTS else ""
+        console.print(T(f"    prompts: {', '.join(ids[:SHOWN_PROMPTS])}{more}"))
+        example = _example(worst)
+        if example:
+            console.print(T(f"    e.g. {worst.prompt_id}: {example}"))
+        also = sum(1 for pid in ids if pid in changed)
+        if also:
+            console.print(
+                T(
+                    f"    answers changed too on {also:,} of these {fmt.plural(n, 'prompt')} "
+                    "(the answer test agrees)",
+                    "dim",
+                )
+            )
+    if len(groups) > SHOWN_PROBES:
+        rest = sum(len(g.pairs) for g in groups[SHOWN_PROBES:])
+        console.print(
+            Text(
+                f"  … and {fmt.plural(rest, 'regression')} on "
+                f"{fmt.plural(len(groups) - SHOWN_PROBES, 'more probe')}",
+                "dim",
+            )
+        )
+
+
+def _example(pv: PairView) -> str:
+    """``“old answer” → “new answer”`` on one line, each side clipped ("" when not recorded)."""
+    old, new = pv.c.baseline_response, pv.c.current_response
+    if not old or not new:
+        return ""
+    return f"“{one_line(old, EXAMPLE_CHARS)}” → “{one_line(new, EXAMPLE_CHARS)}”"
+
+
+def _unexplained_behaviour(console: Console, view: ReportView) -> None:
+    """The behaviour changes no regression already tells, the first few of them."""
+    changes = view.behaviour
+    rest = unexplained_behaviour(view)
+    told = len(changes) - len(rest)
+    words = f"Behaviour changes ({len(changes):,}) — answers changed"
+    if told:
+        words += f"; on {told:,} of these prompts a probe regressed too (above)"
+    if rest:
+        shown = min(len(rest), SHOWN_BEHAVIOUR)
+        words += f"; {len(rest):,} where no probe regressed, {shown:,} shown:"
+    console.print(Text(words, "bold yellow"))
+    # The prompt and each answer on one line of the terminal: enough to recognise them.
+    line = max(console.width - 4, 40)
+    for bv, (old, new) in rest[:SHOWN_BEHAVIOUR]:
+        console.print(T(f"  {one_line(bv.prompt_line, line)}", "bold"))
+        console.print(T(f"    {bv.summary}"))
+        if old or new:
+            console.print(T(f"    was: “{one_line(old, line - 8)}”", "red"))
+            console.print(T(f"    now: “{one_line(new, line - 8)}”", "green"))
+        console.print(T(f"    {bv.evidence}", "dim"))
+    if len(rest) > SHOWN_BEHAVIOUR:
+        console.print(
+            Text(f"  … and {len(rest) - SHOWN_BEHAVIOUR:,} more where no probe regressed", "dim")
+        )
+
+
+def render_terminal(
+    view: ReportView, console: Console, *, quiet: bool = False, verbose: bool = False
+) -> None:
+    """Print the drift report (or only its one-sentence summary when ``quiet``). A large report
+    is shortened (regressions grouped by probe and cause, behaviour changes a regression already
+    tells folded into it) unless ``verbose``; the files hold everything."""
     if quiet:
         console.print(T(view.summary), soft_wrap=True)
         return
-    console.print(_header(view))
-    if view.regressions:
+    group = not verbose and len(view.regressions) > COMPACT_REGRESSIONS
+    fold = not verbose and len(view.behaviour) > COMPACT_BEHAVIOUR
+    console.print(_header(view, short=group or fold))
+    if view.regressions and group:
+        _grouped_regressions(console, view)
+    elif view.regressions:
         console.print(Text(f"Regressions ({len(view.regressions):,}, worst first)", "bold red"))
         console.print(_pairs(console, view, view.regressions[:MAX_ROWS], with_reason=True))
         if len(view.regressions) > MAX_ROWS:
@@ -213,7 +336,9 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
         console.print(_pairs(console, view, shown, with_reason=False))
         if len(view.improvements) > len(shown):
             console.print(Text(f"… {len(view.improvements) - len(shown):,} more", "dim"))
-    if view.behaviour:
+    if view.behaviour and fold:
+        _unexplained_behaviour(console, view)
+    elif view.behaviour:
         _behaviour(console, view)
     _behaviour_suite(console, view)
     changes = view.report.suite_changes
@@ -242,13 +367,22 @@ def render_terminal(view: ReportView, console: Console, *, quiet: bool = False) 
                     f"{pv.c.current_pass_count}/{pv.c.current_samples}"
                 )
             )
+    if group or fold:
+        console.print(
+            Text(
+                "Shortened: --verbose lists every regression and behaviour change; "
+                "--output-md, --output-html or --output-json write the whole report.",
+                "dim",
+            )
+        )
     if view.usage:
         console.print(T(f"Usage (baseline → current): {view.usage_line}", "dim"))
     console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
     if view.offer_accept:
+        # Never wrapped: the hint holds a command to paste.
         console.print(
-            T(
-                f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}.",
-                "dim",
-            )
+            T(f"To accept this change as the new baseline, {plain_hint(view.accept_hint)}."),
+            soft_wrap=True,
         )
+    if view.unwanted_hint:
+        console.print(T(f"If the change is unwanted, {plain_hint(view.unwanted_hint)}."))

@@ -71,11 +71,14 @@ def check(request: CheckRequest, ports: Ports) -> Check:
         SuiteMismatchError: ``request.baseline`` is another suite's (exit 2, nothing sent).
     """
     from promptcanary.core.config import SuiteSettings, load_header
-    from promptcanary.core.suite import CanarySuite
 
     overrides, config = request.overrides, request.config
     suite, provider = None, None
     if request.current is None:
+        # Only here: a saved run needs canary.yaml's header, not the probes (every probe module
+        # and its patterns, ~15 ms of `compare --current`'s start).
+        from promptcanary.core.suite import CanarySuite
+
         assert config is not None
         suite = CanarySuite.from_yaml(config)
         provider = ports.make_provider(resolve_model(overrides, suite), overrides)

@@ -90,6 +90,21 @@ def test_length_ratio_on_median_words() -> None:
     assert "length ×4.5" in description.summary
 
 
+def test_a_shrinking_answer_says_how_many_times_shorter() -> None:
+    # GPT-4's happy-number answers went from pages of reasoning to a bare "\\boxed{1}": as a
+    # product that read "length ×0.0".
+    description = describe_change(["step " * 886] * 5, ["\\boxed{1}"] * 5)
+    (length,) = [p for p in description.properties if p.name == "length"]
+    assert length.line == "length ÷886: median 886 → 1 words"
+    assert "×0.0" not in description.summary
+    halved = describe_change(["w " * 20] * 5, ["w " * 8] * 5)
+    assert [p.line for p in halved.properties if p.name == "length"] == [
+        "length ÷2.5: median 20 → 8 words"
+    ]
+    grown = describe_change(["a b c"] * 5, ["w " * 45] * 5)
+    assert [p.short for p in grown.properties if p.name == "length"] == ["length ×15"]
+
+
 def test_small_length_changes_are_not_reported() -> None:
     assert "length" not in _names(describe_change(["a b c"] * 5, ["a b c d e f g"] * 5))
     assert "length" not in _names(describe_change(["w " * 20] * 5, ["w " * 26] * 5))

@@ -39,6 +39,11 @@ def test_json_kind(text: str, kind: str) -> None:
         ("Paris.", "unknown"),
         ("", "unknown"),
         ("def f(x): return x", "unknown"),
+        # A survey answer: option letter and article are one function word of Portuguese (and
+        # Italian's "e" in "(E). Neither…") repeated, no evidence of either language.
+        ("(A). A top priority", "unknown"),
+        ("(E). E pluribus unum", "unknown"),
+        ("O que é isso? Não sei, é uma casa.", "Portuguese"),
     ],
 )
 def test_language(text: str, language: str) -> None:

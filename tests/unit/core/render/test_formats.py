@@ -23,6 +23,7 @@ def test_every_report_format_is_in_the_table_once_with_its_suffix() -> None:
         "markdown": ".md",
         "html": ".html",
         "json": ".json",
+        "junit": ".xml",
     }
     # Only the HTML report draws the stored baselines (its trend chart).
     assert [f.name for f in FORMATS.values() if f.uses_history] == [ReportFormat.HTML]
@@ -32,8 +33,9 @@ def test_names_and_aliases_are_found_whatever_their_case() -> None:
     assert report_format("MD") is FORMATS[ReportFormat.MARKDOWN]
     assert report_format("Html") is FORMATS[ReportFormat.HTML]
     assert report_format(ReportFormat.JSON) is FORMATS[ReportFormat.JSON]
+    assert report_format("XML") is FORMATS[ReportFormat.JUNIT]
     with pytest.raises(
-        ValueError, match=r"must be one of terminal, markdown, html, json \(got 'pdf'\)"
+        ValueError, match=r"must be one of terminal, markdown, html, json, junit \(got 'pdf'\)"
     ):
         report_format("pdf")
 
@@ -50,6 +52,7 @@ def test_each_format_renders_and_writes_what_the_reporter_methods_give(
         ReportFormat.MARKDOWN: reporter.to_markdown(),
         ReportFormat.HTML: reporter.to_html(),
         ReportFormat.JSON: reporter.to_json(),
+        ReportFormat.JUNIT: reporter.to_junit(),
     }
     console = plain_console(100)
     reporter.print_terminal(console)

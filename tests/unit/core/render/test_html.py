@@ -61,3 +61,13 @@ def test_to_html_writes_the_file(tmp_path) -> None:
     target = tmp_path / "drift.html"
     text = DriftReporter(drift_report()).to_html(target)
     assert target.read_text(encoding="utf-8") == text
+
+
+def test_cost_card_per_thousand_requests_and_glyphs_with_a_text_fallback() -> None:
+    html = DriftReporter(drift_report()).to_html()
+    # $0.0141 over 40 requests: $0.00035 per request, a card cut that to "$0.00000…".
+    assert '<div class="label">cost/1k requests</div><div class="value" title="$0.35">' in html
+    assert "baseline $0.31 · +15%" in html
+    assert '<span class="glyph" role="img" aria-label="drift" title="drift">⚠\ufe0e</span>' in html
+    ok = DriftReporter(drift_report([comparison(4, kind="stable")], changed_model=False)).to_html()
+    assert 'aria-label="no drift"' in ok and "✅" not in ok

@@ -37,7 +37,13 @@ def test_golden_terminal_sampled(width: int) -> None:
 @pytest.mark.parametrize("width", [120, 100, 60])
 def test_no_line_is_wider_than_the_terminal(width: int) -> None:
     out = _render(sampled_report(), width)
-    assert max(len(line) for line in out.splitlines()) <= width
+    # But the accept hint: a command to paste, never wrapped (the terminal folds it on screen).
+    lines = [line for line in out.splitlines() if not line.startswith("To accept this change")]
+    assert max(len(line) for line in lines) <= width
+    assert (
+        "To accept this change as the new baseline, run promptcanary run --save-baseline and "
+        "commit the new baseline file." in out.splitlines()
+    )
 
 
 def test_narrow_terminal_stacks_pairs_instead_of_a_table() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from promptcanary.core.render.svg import heat_strip, trend_chart
 from promptcanary.core.render.trend import trend_for_report, trend_points_from_snapshots
 from promptcanary.core.reporter import DriftReporter
@@ -51,6 +53,14 @@ def test_svg_chart_and_heat_strip() -> None:
     assert "format · JSON &lt;Validity&gt;" in heat
     assert heat.count("<rect") == 3 * 5  # three probes x five runs
     assert "not measured" in heat  # keyword/step probes are absent from stored runs
+    # Each column is named: the run's month and day, "current" for this run.
+    columns = re.findall(r'class="axis column"[^>]*><title>([^<]*)</title>([^<]*)</text>', heat)
+    assert [name for _, name in columns] == [f"{p.created_at:%m-%d}" for p in points[:-1]] + [
+        "current"
+    ]
+    assert all(
+        title.startswith(f"{p.created_at:%Y-%m-%d}") for (title, _), p in zip(columns, points)
+    )
 
 
 def test_html_report_contains_the_trend(tmp_path) -> None:
