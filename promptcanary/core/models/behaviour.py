@@ -168,6 +168,12 @@ class Attribution(BaseModel):
     """Probe regressions."""
 
 
+#: What a re-test on fresh answers found for one flagged prompt: "confirmed" (it stands),
+#: "not-confirmed" (the first flag was noise), "baseline" (flagged again among answers the
+#: baseline already holds: the baseline may not represent it), "unmeasured" (the requests failed).
+RetestOutcome = Literal["confirmed", "not-confirmed", "baseline", "unmeasured"]
+
+
 class Retest(BaseModel):
     """A behaviour finding tested again on fresh answers, before the scheduled watch accuses
     (:func:`promptcanary.core.run.retest.resample_flagged`)."""
@@ -200,6 +206,14 @@ class Retest(BaseModel):
     def accuses(self) -> bool:
         """Whether the finding stands as a model change after the re-test."""
         return bool(set(self.confirmed) - set(self.baseline_suspects)) or bool(self.suite_confirmed)
+
+    def outcome(self, prompt_id: str) -> RetestOutcome:
+        """What the re-test found for one flagged prompt (see :data:`RetestOutcome`)."""
+        if prompt_id in self.baseline_suspects:
+            return "baseline"
+        if prompt_id in self.confirmed:
+            return "confirmed"
+        return "unmeasured" if prompt_id in self.unmeasured else "not-confirmed"
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -8,9 +8,10 @@ once so every format shows the same thing. Text is cleaned, not escaped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from promptcanary.core.models import BehaviourChange, DriftReport
+from promptcanary.core.models.behaviour import RetestOutcome
 from promptcanary.core.render.safety import clean_text, one_line
 
 #: Most words of the diff shown (both sides together); the rest is elided.
@@ -43,6 +44,10 @@ class BehaviourView:
     bullets: list[str]
     diff: list[tuple[str, str]]
     """(op, text) pieces: op is equal, delete or insert; clipped to :data:`DIFF_WORDS` words."""
+    retest: str = ""
+    """What the watch's re-test on fresh answers found for this prompt ("" when not re-tested)."""
+    withdrawn: bool = False
+    """The re-test did not confirm it: not a behaviour change (no failing case, no gate)."""
 
     @property
     def diff_lines(self) -> tuple[str, str]:
@@ -54,7 +59,29 @@ class BehaviourView:
 
 def behaviour_views(report: DriftReport) -> list[BehaviourView]:
     """A view per behaviour change, most significant first (the report's order)."""
-    return [_view(c) for c in report.behaviour_changes]
+    views = [_view(c) for c in report.behaviour_changes]
+    if report.retest is None:
+        return views
+    return [
+        replace(
+            v,
+            # In the evidence line, so every format (terminal, Markdown, HTML, JUnit) shows it.
+            evidence=f"{v.evidence}; {RETEST_WORDS[report.retest.outcome(c.prompt_id)]}",
+            retest=RETEST_WORDS[report.retest.outcome(c.prompt_id)],
+            withdrawn=report.retest.outcome(c.prompt_id) != "confirmed",
+        )
+        for v, c in zip(views, report.behaviour_changes, strict=True)
+    ]
+
+
+#: A flagged prompt's re-test on fresh answers, in words (:meth:`Retest.outcome`).
+RETEST_WORDS: dict[RetestOutcome, str] = {
+    "confirmed": "re-test: confirmed on fresh answers",
+    "not-confirmed": "re-test: not confirmed on fresh answers (the first flag was noise)",
+    "baseline": "re-test: flagged again among answers the baseline already holds — the "
+    "baseline may not represent this prompt",
+    "unmeasured": "re-test: not re-tested (the fresh requests failed)",
+}
 
 
 def who_short(report: DriftReport) -> str:
@@ -94,11 +121,12 @@ def attribution_notes(report: DriftReport) -> list[str]:
     notes = [] if report.attribution is None else list(report.attribution.notes)
     if report.retest is not None:
         r = report.retest
+        verdict = "the finding stands" if r.accuses else "not confirmed as a model change"
         notes.append(
             f"re-tested on {r.requests:,} fresh answer{'s' if r.requests != 1 else ''} (counted in "
-            f"the usage): {r.sentence}"
+            f"the usage): {verdict} — {r.sentence}"
         )
-    return [one_line(n, 300) for n in notes]
+    return [one_line(n, 600) for n in notes]
 
 
 def _view(c: BehaviourChange) -> BehaviourView:

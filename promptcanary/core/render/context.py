@@ -295,6 +295,8 @@ def _headline(report: DriftReport) -> tuple[str, str]:
         words += f", answers changed on {fmt.plural(n, 'prompt')}"
     elif report.suite_answers_changed:
         words += ", answers moved across the suite"
+    if report.behaviour_changed and not report.behaviour_stands:
+        words += " (not confirmed on fresh answers)"
     if report.suite_changed:
         words += ", suite changed"
     # Every report's first line says which side moved (None only for pre-attribution files).

@@ -8,7 +8,10 @@ What is a test case, and how it ends (docs/reports.md, "JUnit XML", says why):
   evidence of drift, so neither red nor green); passed otherwise (stable, improved);
 * one per prompt whose answers changed (``answers of PROMPT`` in ``SUITE.answers``): a
   **failure** (the answer test is a test, and it failed); and the suite-level answer test
-  (``answers across the suite``), failing when the answers across the suite moved;
+  (``answers across the suite``), failing when the answers across the suite moved. A finding
+  the Action's watch re-tested on fresh answers and did not confirm (``retest`` in the JSON
+  report) passes, its evidence and the re-test's outcome as the output: it is not a behaviour
+  change;
 * for a run without a baseline, one per pair: a failure when a sample failed the probe.
 
 No ``<error>`` element is written: CI reporters count an error as a broken test run, and the
@@ -136,6 +139,10 @@ def _behaviour_cases(view: ReportView) -> Iterator[Case]:
         old, new = bv.diff_lines
         lines = [bv.prompt_line, *(f"• {b}" for b in bv.bullets), bv.evidence]
         lines += [f"typical baseline answer: {old}", f"typical current answer: {new}"]
+        if bv.withdrawn:
+            # The watch's re-test on fresh answers did not confirm it: not a failing test.
+            yield Case(classname, f"answers of {bv.prompt_id}", output="\n".join(lines))
+            continue
         yield Case(
             classname,
             f"answers of {bv.prompt_id}",
@@ -153,7 +160,12 @@ def _suite_answer_cases(view: ReportView) -> Iterator[Case]:
     if suite is None or not view.behaviour_suite:
         return
     name = "answers across the suite"
-    if suite.changed:
+    retest = view.report.retest
+    if suite.changed and retest is not None and not retest.suite_confirmed:
+        again = "not re-tested" if retest.suite_confirmed is None else "not confirmed"
+        output = f"{view.behaviour_suite}\n{again} on fresh answers (the watch's re-test)"
+        yield Case(f"{view.suite}.answers", name, output=output)
+    elif suite.changed:
         yield Case(
             f"{view.suite}.answers",
             name,

@@ -154,7 +154,7 @@ def _behaviour_entry(bv: BehaviourView, *, with_diff: bool) -> str:
     lines += [f"  - {md_text(b, 300)}" for b in bv.bullets]
     if with_diff and bv.diff:
         lines.append(f"  - typical answer, baseline → now: {_inline_diff(bv)}")
-    lines.append(f"  - <sub>{md_text(bv.evidence, 200)}</sub>")
+    lines.append(f"  - <sub>{md_text(bv.evidence, 400)}</sub>")
     return "\n".join(lines)
 
 
@@ -163,7 +163,7 @@ def _behaviour_suite_lines(view: ReportView) -> list[str]:
     lines = []
     if view.behaviour_suite:
         lines += [md_text(view.behaviour_suite, 700), ""]
-    lines += [f"_Note: {md_text(note, 300)}_" for note in view.notes]
+    lines += [f"_Note: {md_text(note, 600)}_" for note in view.notes]
     return [*lines, ""] if view.notes else lines
 
 
@@ -423,6 +423,9 @@ class _BehaviourChanges(_Listed):
         gate = (
             ""
             if view.report.has_drift
+            else " A re-test on fresh answers did not confirm them as a model change: they are "
+            "not a behaviour change, and no gate fails on them."
+            if not view.report.behaviour_stands
             else " A behaviour change is severity low: `--fail-on-severity low` or "
             "`--fail-on-behaviour-change` fails a check on it."
         )

@@ -182,7 +182,8 @@ def _behaviour(console: Console, view: ReportView) -> None:
     console.print(
         Text(
             f"Behaviour changes ({len(changes):,}) — answers changed; "
-            + ("probes regressed too" if view.report.has_drift else "every probe held"),
+            + ("probes regressed too" if view.report.has_drift else "every probe held")
+            + ("" if view.report.behaviour_stands else "; not confirmed on fresh answers"),
             "bold yellow",
         )
     )
