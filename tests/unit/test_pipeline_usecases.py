@@ -244,6 +244,7 @@ def test_a_newest_baseline_that_cannot_be_read_does_not_stop_a_new_one(
     store = FileBaselineStore(tmp_path / "baselines")
     first = record_baseline(config, store)
     assert first.saved is not None
+    Turning.chatty = False
     first.saved.path.write_text("{ not json", encoding="utf-8")
 
     again = pipeline.baseline_run(
@@ -267,3 +268,93 @@ def test_the_plan_prices_a_run_with_the_newest_baseline_of_the_suites_model(
     after = pipeline.plan(request, store, pricer=price)
     assert after.fixed.samples == before.fixed.samples and after.fixed.cost_usd is not None
     assert after.adaptive is None  # the suite sets an integer sample count
+
+
+ADAPTIVE = SUITE.replace("samples: 1\n", "samples: auto\nbaseline_samples: 30\n")
+CHATTY = (
+    "Sure! Great question. The capital of France is Paris, a city of museums and cafés. Let me "
+    "know if you would like to hear more!"
+)
+
+
+class Turning(Scripted):
+    """Answers "Paris.", but a chatty answer to ``capital`` while ``chatty`` is set (the probe
+    still passes: only the answer test sees it)."""
+
+    chatty = False
+
+    def complete(self, prompt: CanaryPrompt, *, system_prompt: str | None = None) -> LLMResponse:
+        response = super().complete(prompt, system_prompt=system_prompt)
+        if prompt.id == "capital" and Turning.chatty:
+            return response.model_copy(update={"content": CHATTY})
+        return response
+
+
+def retest_ports(
+    store: FileBaselineStore, events: list[str], *, noise: bool = False
+) -> pipeline.Ports:
+    def retesting(retest: pipeline.Retesting) -> None:
+        events.append(f"retesting {retest.requests}")
+        if noise:
+            Turning.chatty = False  # the fresh answers are the baseline's again
+
+    return dataclasses.replace(
+        ports_for(store, events),
+        make_provider=lambda model, overrides: Turning(events),
+        retesting=retesting,
+    )
+
+
+def test_a_check_asked_to_confirm_announces_the_retest_before_sending_it(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "canary.yaml"
+    config.write_text(ADAPTIVE, encoding="utf-8")
+    store = FileBaselineStore(tmp_path / "baselines")
+    Turning.chatty = False
+    pipeline.baseline_run(pipeline.BaselineRunRequest(config, save=True), retest_ports(store, []))
+    events: list[str] = []
+    Turning.chatty = True  # for the check's own answers; back to normal when the re-test starts
+    request = pipeline.CheckRequest(config, confirm_behaviour=True)
+
+    checked = pipeline.check(request, retest_ports(store, events, noise=True))
+
+    report = checked.report
+    assert report is not None and report.retest is not None
+    [told] = [i for i, e in enumerate(events) if e.startswith("retesting")]
+    announced = int(events[told].split()[1])
+    # Told first, then exactly that many requests, all counted in the report's usage.
+    assert events[told - 1].startswith("keep")
+    assert len([e for e in events[told + 1 :] if e.startswith("request")]) == announced
+    assert report.retest.requests == announced and report.current_usage is not None
+    assert report.current_usage.requests == len([e for e in events if e.startswith("request")])
+    # The fresh answers are the baseline's again: withdrawn, and the gate passes.
+    assert not report.retest.accuses and report.retest.not_confirmed == ["capital"]
+    assert checked.verdict == pipeline.Verdict("passed", EXIT_OK)
+
+
+def test_a_check_not_asked_to_confirm_or_a_replay_never_retests(tmp_path: Path) -> None:
+    config = tmp_path / "canary.yaml"
+    config.write_text(ADAPTIVE, encoding="utf-8")
+    store = FileBaselineStore(tmp_path / "baselines")
+    Turning.chatty = False
+    first = pipeline.baseline_run(
+        pipeline.BaselineRunRequest(config, save=True), retest_ports(store, [])
+    )
+    events: list[str] = []
+    Turning.chatty = True
+    plain = pipeline.check(pipeline.CheckRequest(config), retest_ports(store, events))
+    assert plain.report is not None and plain.report.behaviour_changed
+    assert plain.report.retest is None and not any(e.startswith("retesting") for e in events)
+    # A replay of a run whose answers changed has no fresh answers to give.
+    saved = tmp_path / "changed.json"
+    saved.write_text(plain.run.model_dump_json(), encoding="utf-8")
+    events.clear()
+    replay = pipeline.check(
+        pipeline.CheckRequest(config, pipeline.Overrides(replay=saved), confirm_behaviour=True),
+        retest_ports(store, events),
+    )
+    assert replay.report is not None and replay.report.retest is None
+    assert not any(e.startswith("retesting") for e in events)
+    assert first.saved is not None
+    Turning.chatty = False
