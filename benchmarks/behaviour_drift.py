@@ -21,6 +21,8 @@ Sections (each prints a table; rates come with their 95 % Wilson interval):
 * 3 of 20 prompts chatty at 70 % (B); every prompt a little chatty, 10 % and 20 % (C);
 * per committed baseline: of ``--baselines`` fresh baselines, how many flag more than 10 % of
   their ``--per-baseline`` unchanged checks (E);
+* ``--sections watch``: the scheduled watch's false accusations on unchanged models, a check's
+  finding re-tested on fresh answers before the watch opens an issue;
 * where it stops working (small shares, single-element shifts, one-word answers, code whose
   indentation collapsed, long answers that get longer);
 * ``--tau-window``: the kernel similarities that decide the near-duplicate threshold;
@@ -48,9 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from promptcanary.core.behaviour import (
     GATE_P,
+    MIN_EFFECT,
     TAU,
     TOPUP_SAMPLES,
     PromptAnswers,
+    holm,
     prompt_seed,
     screen,
     suite_test,
@@ -304,6 +308,66 @@ def section_per_baseline(
         )
 
 
+def watch_retest(
+    model: Model,
+    baseline_seed: int,
+    check_seed: int,
+    named: set[str],
+    pooled: bool,
+    prompts: Sequence[str],
+) -> tuple[bool, int]:
+    """The scheduled watch's re-test of a check's finding on fresh answers, as
+    :func:`promptcanary.core.verdict.behaviour.retest_flagged` decides it: 12 fresh answers per
+    named prompt (Holm over the named prompts, effect >= MIN_EFFECT) and, when the pooled test
+    fired, 3 per other prompt (the pooled test again). (accuses, requests). The "baseline may not
+    represent this prompt" outcome is not simulated: every confirmation counts as an accusation,
+    so the rate is an upper bound."""
+    items, requests = [], 0
+    for index, pid in enumerate(prompts):
+        if pid not in named and not pooled:
+            continue
+        n = TOPUP_SAMPLES if pid in named else SCREENING
+        baseline = model.baseline(pid, BASELINE, 10_000_000 + baseline_seed * 1000 + index)
+        fresh = model.check(pid, n, 40_000_000 + check_seed * 1000 + index)
+        requests += n
+        items.append(PromptAnswers(pid, baseline, fresh, fresh))
+    result = suite_test(items, alpha=ALPHA)
+    tests = dict(zip(result.prompt_ids, result.tests))
+    own = [tests.get(pid) for pid in sorted(named)]
+    confirmed = any(
+        t is not None and p <= ALPHA and t.effect >= MIN_EFFECT
+        for t, p in zip(own, holm(own, level=ALPHA))
+    )
+    again = result.decision.pooled
+    suite_again = pooled and again is not None and again.testable and again.p_value <= ALPHA
+    return confirmed or suite_again, requests
+
+
+def section_watch(runs: int) -> None:
+    print(
+        "\n## The scheduled watch: false accusations on unchanged models (re-test on fresh answers)\n"
+    )
+    print(
+        "| model | a check flags | the watch accuses (after the re-test) | re-test requests per "
+        "flagged check |"
+    )
+    print("|---|---:|---:|---:|")
+    models = (("paraphrase", paraphrase_model()), ("sessions", sessions_model()))
+    for label, model in models:
+        flagged = accused = 0
+        spent: list[int] = []
+        for run in range(runs):
+            named, pooled, _ = check_run(model, "gated", run, run, tuple(PROMPTS))
+            if not named and not pooled:
+                continue
+            flagged += 1
+            accuses, requests = watch_retest(model, run, run, named, pooled, tuple(PROMPTS))
+            accused += accuses
+            spent.append(requests)
+        mean = f"{statistics.mean(spent):.1f}" if spent else "—"
+        print(f"| {label} | {rate(flagged, runs)} | {rate(accused, runs)} | {mean} |", flush=True)
+
+
 def section_limits(runs: int) -> None:
     print("\n## Where it stops working (gated scheme)\n")
     print(
@@ -504,6 +568,8 @@ def main() -> None:
     if "baseline" in sections:
         names = [n for n in args.baseline_models.split(",") if n]
         section_per_baseline(args.baselines, args.per_baseline, "gated", names)
+    if "watch" in sections:
+        section_watch(args.runs)
     if "limits" in sections:
         section_limits(args.limits_runs)
     if "tau" in sections:
