@@ -38,6 +38,7 @@ from promptcanary.core.models import (
     Retest,
     SuiteChange,
 )
+from promptcanary.core.models.behaviour import WhoChanged
 from promptcanary.core.text import clip
 
 __all__ = [
@@ -609,41 +610,33 @@ def with_retest(report: DriftReport, retest: Retest) -> DriftReport:
 
 def _attribution_after(a: Attribution, retest: Retest, model: str) -> Attribution:
     fresh = f"{retest.requests:,} fresh answer{'s' if retest.requests != 1 else ''}"
-    if retest.accuses:
-        if a.who_changed == "unclear":  # the fresh answers are new ones, not a known shift
-            return a.model_copy(
-                update={
-                    "who_changed": "model",
-                    "sentence": f"Who changed: the model — the model behind {model} answers "
-                    f"differently (confirmed on {fresh}).",
-                }
-            )
+    if retest.accuses and a.who_changed != "unclear":
         return a.model_copy(update={"sentence": f"{a.sentence} Confirmed on {fresh}."})
-    if retest.baseline_suspects:
-        ids = ", ".join(retest.baseline_suspects)
-        return a.model_copy(
-            update={
-                "who_changed": "unclear",
-                "sentence": f"Who changed: unclear — the answers to {ids} shifted among ones the "
-                f"baseline already holds again on {fresh}, and nothing else moved: the baseline "
-                "may not represent them. Record a new baseline with more samples "
-                "(`baseline_samples` in canary.yaml).",
-            }
+    who: WhoChanged
+    if retest.accuses:  # was unclear: the fresh answers are new ones, not a known shift
+        who, sentence = (
+            "model",
+            f"the model — the model behind {model} answers differently (confirmed on {fresh}).",
         )
-    if retest.unmeasured:
-        ids = ", ".join(retest.unmeasured)
-        return a.model_copy(
-            update={
-                "who_changed": "unclear",
-                "sentence": f"Who changed: unclear — the re-test got too few fresh answers for "
-                f"{ids} (the requests failed), so the flag was neither confirmed nor ruled out; "
-                "a watch accuses only on a confirmed finding.",
-            }
+    elif retest.baseline_suspects:
+        who, sentence = (
+            "unclear",
+            f"unclear — the answers to {', '.join(retest.baseline_suspects)} shifted among ones "
+            f"the baseline already holds again on {fresh}, and nothing else moved: the baseline "
+            "may not represent them. Record a new baseline with more samples "
+            "(`baseline_samples` in canary.yaml).",
         )
-    return a.model_copy(
-        update={
-            "who_changed": "neither",
-            "sentence": "Who changed: no change detected — the answers this check flagged looked "
-            f"like the baseline's again on {fresh} (re-test).",
-        }
-    )
+    elif retest.unmeasured:
+        who, sentence = (
+            "unclear",
+            f"unclear — the re-test got too few fresh answers for {', '.join(retest.unmeasured)} "
+            "(the requests failed), so the flag was neither confirmed nor ruled out; a watch "
+            "accuses only on a confirmed finding.",
+        )
+    else:
+        who, sentence = (
+            "neither",
+            "no change detected — the answers this check flagged looked like the baseline's "
+            f"again on {fresh} (re-test).",
+        )
+    return a.model_copy(update={"who_changed": who, "sentence": f"Who changed: {sentence}"})
