@@ -55,6 +55,7 @@ from promptcanary.core.behaviour import (
     TOPUP_SAMPLES,
     PromptAnswers,
     holm,
+    pooled_test,
     prompt_seed,
     screen,
     suite_test,
@@ -169,8 +170,10 @@ def check_run(
     *,
     tau: float = TAU,
     gate_p: float = GATE_P,
+    shifts: set[str] | None = None,
 ) -> tuple[set[str], bool, float]:
-    """One check run: (named prompt ids, pooled test rejected, requests per prompt)."""
+    """One check run: (named prompt ids, pooled test rejected, requests per prompt); ``shifts``,
+    when given, gets the named prompts whose answers shifted among ones the baseline holds."""
     items, requests = [], 0
     for index, pid in enumerate(prompts):
         baseline = model.baseline(pid, BASELINE, 10_000_000 + baseline_seed * 1000 + index)
@@ -191,6 +194,12 @@ def check_run(
         items.append(PromptAnswers(pid, baseline, screening, answers if topped else None))
     result = suite_test(items, alpha=ALPHA, tau=tau)
     named = {pid for pid, hit in zip(result.prompt_ids, result.decision.flagged) if hit}
+    if shifts is not None:
+        shifts.update(
+            pid
+            for pid, test in zip(result.prompt_ids, result.tests)
+            if pid in named and test is not None and test.known_shift
+        )
     return named, result.decision.pooled_changed, requests / len(prompts)
 
 
@@ -312,16 +321,17 @@ def watch_retest(
     model: Model,
     baseline_seed: int,
     check_seed: int,
-    named: set[str],
-    pooled: bool,
+    check: tuple[set[str], bool, set[str]],
     prompts: Sequence[str],
 ) -> tuple[bool, int]:
-    """The scheduled watch's re-test of a check's finding on fresh answers, as
+    """The scheduled watch's re-test of a check's finding (``check``: named prompts, pooled test
+    rejected, named prompts among known answers) on fresh answers, decided as
     :func:`promptcanary.core.verdict.behaviour.retest_flagged` decides it: 12 fresh answers per
     named prompt (Holm over the named prompts, effect >= MIN_EFFECT) and, when the pooled test
-    fired, 3 per other prompt (the pooled test again). (accuses, requests). The "baseline may not
-    represent this prompt" outcome is not simulated: every confirmation counts as an accusation,
-    so the rate is an upper bound."""
+    fired, 3 per other prompt (the pooled test again, without the baseline suspects). A prompt
+    confirmed twice among answers the baseline holds, nothing else moving, blames the baseline,
+    not the model. (accuses, requests)."""
+    named, pooled, shifts = check
     items, requests = [], 0
     for index, pid in enumerate(prompts):
         if pid not in named and not pooled:
@@ -333,14 +343,20 @@ def watch_retest(
         items.append(PromptAnswers(pid, baseline, fresh, fresh))
     result = suite_test(items, alpha=ALPHA)
     tests = dict(zip(result.prompt_ids, result.tests))
-    own = [tests.get(pid) for pid in sorted(named)]
-    confirmed = any(
-        t is not None and p <= ALPHA and t.effect >= MIN_EFFECT
-        for t, p in zip(own, holm(own, level=ALPHA))
-    )
+    ordered = sorted(named)
+    own = [tests.get(pid) for pid in ordered]
+    confirmed, suspects = set(), set()
+    for pid, test, p in zip(ordered, own, holm(own, level=ALPHA)):
+        if test is not None and p <= ALPHA and test.effect >= MIN_EFFECT:
+            confirmed.add(pid)
+            if pid in shifts and test.known_shift:
+                suspects.add(pid)
     again = result.decision.pooled
     suite_again = pooled and again is not None and again.testable and again.p_value <= ALPHA
-    return confirmed or suite_again, requests
+    if suite_again and suspects:
+        rest = [(prep, seed) for pid, prep, seed in result.strata if pid not in suspects]
+        suite_again = bool(rest) and pooled_test(rest).p_value <= ALPHA
+    return bool(confirmed - suspects) or suite_again, requests
 
 
 def section_watch(runs: int) -> None:
@@ -357,11 +373,13 @@ def section_watch(runs: int) -> None:
         flagged = accused = 0
         spent: list[int] = []
         for run in range(runs):
-            named, pooled, _ = check_run(model, "gated", run, run, tuple(PROMPTS))
+            shifts: set[str] = set()
+            named, pooled, _ = check_run(model, "gated", run, run, tuple(PROMPTS), shifts=shifts)
             if not named and not pooled:
                 continue
             flagged += 1
-            accuses, requests = watch_retest(model, run, run, named, pooled, tuple(PROMPTS))
+            check = (named, pooled, shifts)
+            accuses, requests = watch_retest(model, run, run, check, tuple(PROMPTS))
             accused += accuses
             spent.append(requests)
         mean = f"{statistics.mean(spent):.1f}" if spent else "—"
