@@ -163,63 +163,63 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def bounded_score(
-    value: int | float,
-    *,
-    unit: str,
-    minimum: int | float | None,
-    maximum: int | float | None,
-    expected: int | float | None,
-    tolerance: float,
-) -> tuple[float, bool, str]:
-    """Score a size (characters, words) against hard bounds and an expected value ± tolerance.
+@dataclass(frozen=True)
+class SizeBounds:
+    """Hard bounds and an expected value ± tolerance for a size (characters, words).
 
-    Returns ``(score, passed, details)``. Inside the bounds and within ``tolerance`` (a fraction
-    of ``expected``) the score is 1.0. Outside, it falls linearly: below ``minimum`` it is
-    ``value / minimum``; above ``maximum`` it loses the overshoot as a fraction of ``maximum``;
-    away from ``expected`` it loses 0.1 for every 10 % of ``expected`` beyond the tolerance.
-    The lowest of the three applies.
+    ``names`` are the YAML keys of ``minimum``, ``maximum`` and ``expected``, so an error names
+    the key the user wrote. Bounds that can never hold (negative, min > max, bad tolerance) raise
+    ValueError on construction.
     """
-    score, problems = 1.0, []
-    if minimum is not None and value < minimum:
-        score = min(score, value / minimum if minimum else 0.0)
-        problems.append(f"{value} {unit} < min {minimum}")
-    if maximum is not None and value > maximum:
-        score = min(score, max(0.0, 1.0 - (value - maximum) / maximum) if maximum else 0.0)
-        problems.append(f"{value} {unit} > max {maximum}")
-    if expected is not None:
-        deviation = abs(value / expected - 1.0)
-        if deviation > tolerance + 1e-9:
-            score = min(score, max(0.0, 1.0 - (deviation - tolerance)))
-            problems.append(
-                f"{value} {unit} is {value / expected:.0%} of expected {expected} "
-                f"(tolerance ±{tolerance:.0%})"
+
+    unit: str
+    names: tuple[str, str, str]
+    minimum: int | None
+    maximum: int | None
+    expected: int | None
+    tolerance: float
+
+    def __post_init__(self) -> None:
+        (min_name, max_name, expected_name), low, high = self.names, self.minimum, self.maximum
+        if low is not None and low < 0:
+            raise ValueError(f"{min_name} must be >= 0 (got {low})")
+        if high is not None and high < 1:
+            raise ValueError(f"{max_name} must be >= 1 (got {high})")
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"{min_name} ({low}) is greater than {max_name} ({high})")
+        if self.expected is not None and self.expected < 1:
+            raise ValueError(f"{expected_name} must be >= 1 (got {self.expected})")
+        if self.tolerance < 0:
+            raise ValueError(
+                f"tolerance must be >= 0 (a fraction such as 0.5), got {self.tolerance}"
             )
-    if problems:
-        return score, False, "; ".join(problems)
-    near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
-    return 1.0, True, f"{value} {unit} within bounds{near}"
 
+    def score(self, value: int | float) -> tuple[float, bool, str]:
+        """``(score, passed, details)`` for a size of ``value``.
 
-def check_bounds(
-    *,
-    minimum: tuple[str, int | None],
-    maximum: tuple[str, int | None],
-    expected: tuple[str, int | None],
-    tolerance: float,
-) -> None:
-    """Raise ValueError for bounds that can never hold (negative, min > max, bad tolerance).
-
-    Each bound is ``(parameter name, value)`` so the message names the YAML key.
-    """
-    (min_name, low), (max_name, high), (expected_name, target) = minimum, maximum, expected
-    if low is not None and low < 0:
-        raise ValueError(f"{min_name} must be >= 0 (got {low})")
-    if high is not None and high < 1:
-        raise ValueError(f"{max_name} must be >= 1 (got {high})")
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"{min_name} ({low}) is greater than {max_name} ({high})")
-    if target is not None and target < 1:
-        raise ValueError(f"{expected_name} must be >= 1 (got {target})")
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0 (a fraction such as 0.5), got {tolerance}")
+        Inside the bounds and within ``tolerance`` (a fraction of ``expected``) the score is
+        1.0. Outside, it falls linearly: below ``minimum`` it is ``value / minimum``; above
+        ``maximum`` it loses the overshoot as a fraction of ``maximum``; away from ``expected``
+        it loses 0.1 for every 10 % of ``expected`` beyond the tolerance. The lowest applies.
+        """
+        unit, minimum, maximum, expected = self.unit, self.minimum, self.maximum, self.expected
+        tolerance = self.tolerance
+        score, problems = 1.0, []
+        if minimum is not None and value < minimum:
+            score = min(score, value / minimum if minimum else 0.0)
+            problems.append(f"{value} {unit} < min {minimum}")
+        if maximum is not None and value > maximum:
+            score = min(score, max(0.0, 1.0 - (value - maximum) / maximum) if maximum else 0.0)
+            problems.append(f"{value} {unit} > max {maximum}")
+        if expected is not None:
+            deviation = abs(value / expected - 1.0)
+            if deviation > tolerance + 1e-9:
+                score = min(score, max(0.0, 1.0 - (deviation - tolerance)))
+                problems.append(
+                    f"{value} {unit} is {value / expected:.0%} of expected {expected} "
+                    f"(tolerance ±{tolerance:.0%})"
+                )
+        if problems:
+            return score, False, "; ".join(problems)
+        near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
+        return 1.0, True, f"{value} {unit} within bounds{near}"

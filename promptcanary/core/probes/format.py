@@ -17,8 +17,7 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import (
-    bounded_score,
-    check_bounds,
+    SizeBounds,
     excerpt,
     find_json,
     json_kind,
@@ -290,27 +289,18 @@ class ResponseLengthProbe(BaseProbe):
         baseline_chars: int | None = None,
         tolerance: float = 0.5,
     ) -> None:
-        check_bounds(
-            minimum=("min_chars", min_chars),
-            maximum=("max_chars", max_chars),
-            expected=("baseline_chars", baseline_chars),
-            tolerance=tolerance,
+        self.bounds = SizeBounds(
+            "chars",
+            ("min_chars", "max_chars", "baseline_chars"),
+            min_chars,
+            max_chars,
+            baseline_chars,
+            tolerance,
         )
-        self.min_chars = min_chars
-        self.max_chars = max_chars
-        self.baseline_chars = baseline_chars
-        self.tolerance = tolerance
 
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Measure ``len(content)`` against the bounds."""
-        score, passed, details = bounded_score(
-            len(response.content),
-            unit="chars",
-            minimum=self.min_chars,
-            maximum=self.max_chars,
-            expected=self.baseline_chars,
-            tolerance=self.tolerance,
-        )
+        score, passed, details = self.bounds.score(len(response.content))
         return self.result(prompt, passed=passed, score=score, details=details)
 
 

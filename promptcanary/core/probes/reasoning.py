@@ -14,8 +14,7 @@ import re
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import (
-    bounded_score,
-    check_bounds,
+    SizeBounds,
     excerpt,
     without_fenced_blocks,
     word_count,
@@ -125,27 +124,18 @@ class VerbosityProbe(BaseProbe):
         min_words: int = 1,
         max_words: int | None = None,
     ) -> None:
-        check_bounds(
-            minimum=("min_words", min_words),
-            maximum=("max_words", max_words),
-            expected=("expected_words", expected_words),
-            tolerance=tolerance,
+        self.bounds = SizeBounds(
+            "words",
+            ("min_words", "max_words", "expected_words"),
+            min_words,
+            max_words,
+            expected_words,
+            tolerance,
         )
-        self.expected_words = expected_words
-        self.tolerance = tolerance
-        self.min_words = min_words
-        self.max_words = max_words
 
     def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
         """Count whitespace-separated words against the bounds."""
-        score, passed, details = bounded_score(
-            word_count(response.content),
-            unit="words",
-            minimum=self.min_words,
-            maximum=self.max_words,
-            expected=self.expected_words,
-            tolerance=self.tolerance,
-        )
+        score, passed, details = self.bounds.score(word_count(response.content))
         return self.result(prompt, passed=passed, score=score, details=details)
 
 
