@@ -5,11 +5,14 @@ Probe ``details`` end up in PR comments, so every helper that quotes model outpu
 
 from __future__ import annotations
 
+import abc
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult
+from promptcanary.core.probes.base import BaseProbe
 from promptcanary.core.text import clip
 
 #: Longest excerpt of model output a probe puts into ``details``.
@@ -223,3 +226,46 @@ class SizeBounds:
             return score, False, "; ".join(problems)
         near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
         return 1.0, True, f"{value} {unit} within bounds{near}"
+
+
+class SizeProbe(BaseProbe):
+    """A probe that scores one size of the response (characters, words) against its bounds.
+
+    A subclass names its ``unit`` and the YAML ``keys`` of its minimum, maximum and expected
+    size, passes its arguments to :meth:`_bound`, and says how to :meth:`measure` a response.
+    """
+
+    unit: ClassVar[str]
+    keys: ClassVar[tuple[str, str, str]]
+    bounds: SizeBounds
+
+    def _bound(
+        self, minimum: int | None, maximum: int | None, expected: int | None, tolerance: float
+    ) -> None:
+        self.bounds = SizeBounds(self.unit, self.keys, minimum, maximum, expected, tolerance)
+
+    @abc.abstractmethod
+    def measure(self, content: str) -> int:
+        """The size of ``content`` in :attr:`unit`."""
+
+    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+        """Measure the response and score the size against the bounds."""
+        score, passed, details = self.bounds.score(self.measure(response.content))
+        return self.result(prompt, passed=passed, score=score, details=details)
+
+
+def checks_result(
+    probe: BaseProbe,
+    prompt: CanaryPrompt,
+    checks: int,
+    what: str,
+    problems: dict[str, list[str]],
+) -> ProbeResult:
+    """The result of ``checks`` independent checks (keywords, patterns): passed when none
+    failed, scored by the share that held. ``problems``: each kind of failure, its items."""
+    parts = [f"{label}: {short_list(items)}" for label, items in problems.items() if items]
+    violations = sum(len(items) for items in problems.values())
+    details = "; ".join(parts) or f"all {checks} {what} check(s) passed"
+    return probe.result(
+        prompt, passed=violations == 0, score=1.0 - violations / checks, details=details
+    )
