@@ -88,7 +88,33 @@ def _console(console: Console | None) -> Console:
 
 
 class _Report(abc.ABC):
-    """One report (a drift report or a run) in every format of :data:`FORMATS`."""
+    """One report (a drift report or a run) in every format of :data:`FORMATS`.
+
+    Where it is shown is the same for both kinds: a link to the CI run, how to accept the
+    change, a hidden Markdown marker, where the full report is (see :class:`DriftReporter`).
+    """
+
+    def __init__(
+        self,
+        *,
+        run_url: str | None,
+        accept_hint: str,
+        marker: str,
+        report_location: str | None,
+    ) -> None:
+        self.run_url = run_url
+        self.accept_hint = accept_hint
+        self.marker = marker
+        self.report_location = report_location
+
+    def _shown(self) -> dict[str, Any]:
+        """Where the report is shown, as the view builders' keyword arguments."""
+        return {
+            "run_url": self.run_url,
+            "accept_hint": self.accept_hint,
+            "marker": self.marker,
+            "report_location": self.report_location,
+        }
 
     @abc.abstractmethod
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
@@ -286,24 +312,19 @@ class DriftReporter(_Report):
             marker:          A hidden first line for the Markdown (e.g. a sticky-comment key).
             report_location: Where the full report is, in words (named when Markdown is cut).
         """
+        super().__init__(
+            run_url=run_url,
+            accept_hint=accept_hint,
+            marker=marker,
+            report_location=report_location,
+        )
         self.report = report
         self.history = history
-        self.run_url = run_url
-        self.accept_hint = accept_hint
-        self.marker = marker
-        self.report_location = report_location
 
     @cached_property
     def view(self) -> ReportView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_report_view(
-            self.report,
-            history=self.history,
-            run_url=self.run_url,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            report_location=self.report_location,
-        )
+        return build_report_view(self.report, history=self.history, **self._shown())
 
     def print_terminal(
         self, console: Console | None = None, *, quiet: bool = False, verbose: bool = False
@@ -410,11 +431,13 @@ class Reporter(_Report):
         report_location: str | None = None,
         no_baseline: bool = False,
     ) -> None:
+        super().__init__(
+            run_url=run_url,
+            accept_hint=accept_hint,
+            marker=marker,
+            report_location=report_location,
+        )
         self.run = run
-        self.run_url = run_url
-        self.accept_hint = accept_hint
-        self.marker = marker
-        self.report_location = report_location
         self.no_baseline = no_baseline
 
     @property
@@ -425,14 +448,7 @@ class Reporter(_Report):
     @cached_property
     def view(self) -> RunView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_run_view(
-            self.run,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            run_url=self.run_url,
-            report_location=self.report_location,
-            no_baseline=self.no_baseline,
-        )
+        return build_run_view(self.run, no_baseline=self.no_baseline, **self._shown())
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""
