@@ -94,26 +94,15 @@ class _Report(abc.ABC):
     change, a hidden Markdown marker, where the full report is (see :class:`DriftReporter`).
     """
 
-    def __init__(
-        self,
-        *,
-        run_url: str | None,
-        accept_hint: str,
-        marker: str,
-        report_location: str | None,
+    def _show(
+        self, run_url: str | None, accept_hint: str, marker: str, report_location: str | None
     ) -> None:
-        self.run_url = run_url
-        self.accept_hint = accept_hint
-        self.marker = marker
-        self.report_location = report_location
-
-    def _shown(self) -> dict[str, Any]:
-        """Where the report is shown, as the view builders' keyword arguments."""
-        return {
-            "run_url": self.run_url,
-            "accept_hint": self.accept_hint,
-            "marker": self.marker,
-            "report_location": self.report_location,
+        """Keep where the report is shown, as the view builders' keyword arguments."""
+        self._shown: dict[str, Any] = {
+            "run_url": run_url,
+            "accept_hint": accept_hint,
+            "marker": marker,
+            "report_location": report_location,
         }
 
     @abc.abstractmethod
@@ -312,19 +301,14 @@ class DriftReporter(_Report):
             marker:          A hidden first line for the Markdown (e.g. a sticky-comment key).
             report_location: Where the full report is, in words (named when Markdown is cut).
         """
-        super().__init__(
-            run_url=run_url,
-            accept_hint=accept_hint,
-            marker=marker,
-            report_location=report_location,
-        )
+        self._show(run_url, accept_hint, marker, report_location)
         self.report = report
         self.history = history
 
     @cached_property
     def view(self) -> ReportView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_report_view(self.report, history=self.history, **self._shown())
+        return build_report_view(self.report, history=self.history, **self._shown)
 
     def print_terminal(
         self, console: Console | None = None, *, quiet: bool = False, verbose: bool = False
@@ -431,12 +415,7 @@ class Reporter(_Report):
         report_location: str | None = None,
         no_baseline: bool = False,
     ) -> None:
-        super().__init__(
-            run_url=run_url,
-            accept_hint=accept_hint,
-            marker=marker,
-            report_location=report_location,
-        )
+        self._show(run_url, accept_hint, marker, report_location)
         self.run = run
         self.no_baseline = no_baseline
 
@@ -448,7 +427,7 @@ class Reporter(_Report):
     @cached_property
     def view(self) -> RunView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_run_view(self.run, no_baseline=self.no_baseline, **self._shown())
+        return build_run_view(self.run, no_baseline=self.no_baseline, **self._shown)
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""
