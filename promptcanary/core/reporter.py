@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import abc
 import io
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,8 +32,8 @@ from promptcanary.core.render.context import (
     ReportView,
     build_report_view,
 )
+from promptcanary.core.render.json_report import drift_to_json, run_to_json
 from promptcanary.core.render.run import RunView, build_run_view
-from promptcanary.core.render.safety import json_safe
 from promptcanary.core.render.trend import (
     TrendPoint,
     trend_point_from_snapshot,
@@ -230,54 +229,6 @@ def report_format(name: Format | ReportFormat | str) -> Format:
     raise ValueError(f"must be one of {names} (got {name!r})")
 
 
-# Derived values added to the JSON for readers (jq '.severity'); ignored when the JSON is loaded
-# back into a DriftReport.
-_DERIVED = (
-    "verdict",
-    "severity",
-    "has_drift",
-    "is_inconclusive",
-    "single_sample",
-    "summary",
-    "overall_baseline_score",
-    "overall_current_score",
-    "overall_score_delta",
-    "regression_rate",
-    "worst_delta",
-    "model_changed",
-)
-
-
-def drift_to_json(report: DriftReport) -> str:
-    """The full report as JSON: stored fields in model order, then derived values.
-
-    ``DriftReport.model_validate_json(drift_to_json(r)) == r``.
-    """
-    derived: dict[str, Any] = {name: getattr(report, name) for name in _DERIVED}
-    derived["severity"] = report.severity.value
-    derived["counts"] = {
-        "regressions": len(report.regressions),
-        "improvements": len(report.improvements),
-        "stable": len(report.stable),
-        "inconclusive": len(report.inconclusive),
-        "flaky": len(report.flaky),
-    }
-    # pydantic's own serialiser is ~3x faster than json.dumps on big reports and writes the same
-    # layout (indent 2, UTF-8); the derived keys are spliced in before its closing brace.
-    stored = report.model_dump_json(indent=2)
-    # report_id first, where promptcanary 0.2's report files have it (derived, so not stored).
-    stored = '{\n  "report_id": ' + json.dumps(report.report_id) + "," + stored[1:]
-    extra = json.dumps(
-        {k: v for k, v in derived.items() if k not in DriftReport.model_fields},
-        indent=2,
-        ensure_ascii=False,
-    )
-    text = (
-        stored[: stored.rindex("}")].rstrip() + ",\n" + extra[extra.index("{") + 1 :].lstrip("\n")
-    )
-    return json_safe(text) + "\n"
-
-
 class DriftReporter(_Report):
     """Renders one :class:`DriftReport` in every format."""
 
@@ -377,11 +328,6 @@ def run_to_html(
         run, run_url=run_url, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline
     )
     return reporter.to_html()
-
-
-def run_to_json(run: CanaryRunResult) -> str:
-    """The run as JSON (``CanaryRunResult.model_validate_json`` gives it back)."""
-    return json_safe(run.model_dump_json(indent=2)) + "\n"
 
 
 def print_run_terminal(
