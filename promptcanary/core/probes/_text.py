@@ -166,47 +166,51 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-@dataclass(frozen=True)
-class SizeBounds:
-    """Hard bounds and an expected value ± tolerance for a size (characters, words).
+class SizeProbe(BaseProbe):
+    """A probe that scores one size of the response (characters, words) against hard bounds
+    and an expected size ± tolerance.
 
-    ``names`` are the YAML keys of ``minimum``, ``maximum`` and ``expected``, so an error names
-    the key the user wrote. Bounds that can never hold (negative, min > max, bad tolerance) raise
-    ValueError on construction.
+    A subclass names its ``unit`` and the YAML ``keys`` of its minimum, maximum and expected
+    size, passes its arguments to :meth:`_bound`, and says how to :meth:`measure` a response.
     """
 
-    unit: str
-    names: tuple[str, str, str]
-    minimum: int | None
-    maximum: int | None
-    expected: int | None
-    tolerance: float
+    unit: ClassVar[str]
+    keys: ClassVar[tuple[str, str, str]]
 
-    def __post_init__(self) -> None:
-        (min_name, max_name, expected_name), low, high = self.names, self.minimum, self.maximum
-        if low is not None and low < 0:
-            raise ValueError(f"{min_name} must be >= 0 (got {low})")
-        if high is not None and high < 1:
-            raise ValueError(f"{max_name} must be >= 1 (got {high})")
-        if low is not None and high is not None and low > high:
-            raise ValueError(f"{min_name} ({low}) is greater than {max_name} ({high})")
-        if self.expected is not None and self.expected < 1:
-            raise ValueError(f"{expected_name} must be >= 1 (got {self.expected})")
-        if self.tolerance < 0:
-            raise ValueError(
-                f"tolerance must be >= 0 (a fraction such as 0.5), got {self.tolerance}"
-            )
+    def _bound(
+        self, minimum: int | None, maximum: int | None, expected: int | None, tolerance: float
+    ) -> None:
+        """Keep the bounds; ValueError, naming the YAML key, for bounds that can never hold."""
+        min_name, max_name, expected_name = self.keys
+        if minimum is not None and minimum < 0:
+            raise ValueError(f"{min_name} must be >= 0 (got {minimum})")
+        if maximum is not None and maximum < 1:
+            raise ValueError(f"{max_name} must be >= 1 (got {maximum})")
+        if minimum is not None and maximum is not None and minimum > maximum:
+            raise ValueError(f"{min_name} ({minimum}) is greater than {max_name} ({maximum})")
+        if expected is not None and expected < 1:
+            raise ValueError(f"{expected_name} must be >= 1 (got {expected})")
+        if tolerance < 0:
+            raise ValueError(f"tolerance must be >= 0 (a fraction such as 0.5), got {tolerance}")
+        self.minimum, self.maximum, self.expected = minimum, maximum, expected
+        self.tolerance = tolerance
 
-    def score(self, value: int | float) -> tuple[float, bool, str]:
-        """``(score, passed, details)`` for a size of ``value``.
+    @abc.abstractmethod
+    def measure(self, content: str) -> int:
+        """The size of ``content`` in :attr:`unit`."""
 
-        Inside the bounds and within ``tolerance`` (a fraction of ``expected``) the score is
-        1.0. Outside, it falls linearly: below ``minimum`` it is ``value / minimum``; above
-        ``maximum`` it loses the overshoot as a fraction of ``maximum``; away from ``expected``
-        it loses 0.1 for every 10 % of ``expected`` beyond the tolerance. The lowest applies.
-        """
-        unit, minimum, maximum, expected = self.unit, self.minimum, self.maximum, self.expected
-        tolerance = self.tolerance
+    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+        """1.0 inside the bounds and within ``tolerance`` (a fraction of ``expected``). Outside,
+        the score falls linearly: below ``minimum`` it is ``size / minimum``; above ``maximum``
+        it loses the overshoot as a fraction of ``maximum``; away from ``expected`` it loses 0.1
+        for every 10 % beyond the tolerance. The lowest of the three applies."""
+        value, unit = self.measure(response.content), self.unit
+        minimum, maximum, expected, tolerance = (
+            self.minimum,
+            self.maximum,
+            self.expected,
+            self.tolerance,
+        )
         score, problems = 1.0, []
         if minimum is not None and value < minimum:
             score = min(score, value / minimum if minimum else 0.0)
@@ -223,35 +227,11 @@ class SizeBounds:
                     f"(tolerance ±{tolerance:.0%})"
                 )
         if problems:
-            return score, False, "; ".join(problems)
+            return self.result(prompt, passed=False, score=score, details="; ".join(problems))
         near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
-        return 1.0, True, f"{value} {unit} within bounds{near}"
-
-
-class SizeProbe(BaseProbe):
-    """A probe that scores one size of the response (characters, words) against its bounds.
-
-    A subclass names its ``unit`` and the YAML ``keys`` of its minimum, maximum and expected
-    size, passes its arguments to :meth:`_bound`, and says how to :meth:`measure` a response.
-    """
-
-    unit: ClassVar[str]
-    keys: ClassVar[tuple[str, str, str]]
-    bounds: SizeBounds
-
-    def _bound(
-        self, minimum: int | None, maximum: int | None, expected: int | None, tolerance: float
-    ) -> None:
-        self.bounds = SizeBounds(self.unit, self.keys, minimum, maximum, expected, tolerance)
-
-    @abc.abstractmethod
-    def measure(self, content: str) -> int:
-        """The size of ``content`` in :attr:`unit`."""
-
-    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
-        """Measure the response and score the size against the bounds."""
-        score, passed, details = self.bounds.score(self.measure(response.content))
-        return self.result(prompt, passed=passed, score=score, details=details)
+        return self.result(
+            prompt, passed=True, score=1.0, details=f"{value} {unit} within bounds{near}"
+        )
 
 
 def checks_result(
