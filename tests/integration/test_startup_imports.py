@@ -88,3 +88,46 @@ def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
         answered = len(server.requests)
     assert (exit_code, answered) == (0, 1)
     assert "litellm" in heavy
+
+
+def test_the_fast_route_never_builds_the_tokenizer_it_does_not_use(tmp_path: Path) -> None:
+    # LiteLLM's aiohttp_openai/ dispatch asks for its default tokenizer on every call (0.15-0.4 s
+    # of CPU to build); the fast route reads the usage the server sent and counts nothing, so a
+    # run through it leaves the tokenizer unbuilt — and a later reader still gets the real one.
+    (tmp_path / "canary.yaml").write_text(
+        "name: s\nsamples: 2\nprompts:\n  - hi\nprobes:\n  - type: keyword_presence\n"
+        "    required_keywords: [OK]\n",
+        encoding="utf-8",
+    )
+    with FakeLLMServer() as server:
+        args = ["run", "-c", "canary.yaml", "-p", "openai/gpt-4o-mini", "--api-base"]
+        code = (
+            "import json, sys\n"
+            "from promptcanary.cli import main\n"
+            "try:\n"
+            f"    main({[*args, server.base_url, '-q']!r})\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "built = 'litellm.litellm_core_utils.default_encoding' in sys.modules\n"
+            "from litellm import main as m\n"
+            "from litellm._lazy_imports import get_default_encoding\n"
+            "tokens = m._get_encoding().encode('hello world')\n"
+            "after = type(m._get_encoding()).__name__\n"
+            "same = tokens == get_default_encoding().encode('hello world')\n"
+            "print('\\nSEEN:' + json.dumps([built, same, after]))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )
+        answered = len(server.requests)
+    marked = [line for line in done.stdout.splitlines() if line.startswith("SEEN:")]
+    assert marked, done.stdout + done.stderr
+    built, same, after = json.loads(marked[-1].removeprefix("SEEN:"))
+    assert answered == 2
+    assert built is False
+    assert same is True and after != "LazyEncoding"
