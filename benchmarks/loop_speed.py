@@ -208,7 +208,9 @@ def one_phases(url: str, via: str, code: Path | None) -> dict[str, float]:
     env = environment(code)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        subprocess.run([promptcanary(), "init"], cwd=folder, env=env, capture_output=True, check=True)
+        subprocess.run(
+            [promptcanary(), "init"], cwd=folder, env=env, capture_output=True, check=True
+        )
         args = write_suite(folder, url, via)
         done = subprocess.run(
             [sys.executable, "-c", PHASES_DRIVER, *args], cwd=folder, env=env, capture_output=True
