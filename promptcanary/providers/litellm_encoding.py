@@ -35,11 +35,19 @@ class LazyEncoding:
 
     def __getattr__(self, name: str) -> Any:
         # Only names this object lacks reach here: the tokenizer's, never _load/_lock/_real.
+        if name.startswith("__"):  # copy, pickle, introspection: never a reason to build it
+            raise AttributeError(name)
         if self._real is None:
             with self._lock:  # LiteLLM calls from worker threads: build it once
                 if self._real is None:
                     self._real = self._load()
         return getattr(self._real, name)
+
+    def __copy__(self) -> LazyEncoding:
+        return self  # a tokenizer is never changed: a copy (LiteLLM copies call details) shares it
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LazyEncoding:
+        return self
 
     def __repr__(self) -> str:
         return repr(self._real) if self._real is not None else "<LazyEncoding (not built yet)>"

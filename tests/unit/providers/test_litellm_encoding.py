@@ -5,6 +5,7 @@ tests/integration/test_startup_imports.py (a fresh interpreter: the tokenizer is
 
 from __future__ import annotations
 
+import copy
 import threading
 from types import ModuleType
 from typing import Any
@@ -55,6 +56,16 @@ def test_threads_reading_it_at_once_build_it_once() -> None:
     for thread in threads:
         thread.join()
     assert (len(calls), names) == (1, ["cl100k_base"] * 8)
+
+
+def test_copies_share_it_and_build_nothing() -> None:
+    built: list[int] = []
+    lazy = LazyEncoding(lambda: built.append(1) or _Tokenizer())
+    details = {"encoding": lazy, "model": "m"}  # as LiteLLM deep-copies a call's details
+    assert copy.deepcopy(details)["encoding"] is lazy
+    assert copy.copy(lazy) is lazy
+    assert not hasattr(lazy, "__wrapped__")  # a dunder probe does not build it either
+    assert built == []
 
 
 def _litellm_main(**attributes: Any) -> ModuleType:
