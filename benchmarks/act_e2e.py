@@ -100,6 +100,8 @@ class Outcome:
     report_readable: bool
     seconds: float
     log: str
+    required: str = ""
+    """What the merge box says of the required check on the pull request's head afterwards."""
 
 
 def make_repo(folder: Path) -> None:
@@ -205,6 +207,14 @@ def main() -> int:
         "missing-key": (2, ""),
         "promote": (0, "promoted"),
     }
+    # The merge box's verdict on the required check afterwards: a failing job never leaves it
+    # missing or green, and the promotion's own commit (which starts no workflow) has it green.
+    required = {
+        "pass": "success",
+        "drift": "failure",
+        "missing-key": "failure",
+        "promote": "success",
+    }
     work = Path(tempfile.mkdtemp(prefix="act-e2e-"))
     try:
         with FakeGitHubServer() as gh, FakeLLMServer(reply) as llm:
@@ -222,14 +232,25 @@ def main() -> int:
             secrets = {"GITHUB_TOKEN": DEFAULT_TOKEN, "OPENAI_API_KEY": KEY}
             opened = load_event("pull_request.opened")
 
-            outcomes.append(run_act(args, repo, opened, secrets=secrets, env=env, name="pass"))
-            answers["planet"] = "It is Jupiter, I think."
-            outcomes.append(run_act(args, repo, opened, secrets=secrets, env=env, name="drift"))
+            def merge_box(outcome: Outcome, sha: str) -> Outcome:
+                # The required check `PromptCanary: <suite> (<model>)`, as GitHub's merge box
+                # reads it from the check run and the commit status the Action published.
+                names = {s["context"] for s in gh.repos[REPO].statuses if s["sha"] == sha}
+                names |= {
+                    r["name"] for r in gh.repos[REPO].check_runs.values() if r["head_sha"] == sha
+                }
+                outcome.required = ", ".join(
+                    f"{n}: {gh.required_check(REPO, sha, n)}" for n in sorted(names)
+                )
+                return outcome
+
+            head = opened["pull_request"]["head"]["sha"]
+            for name, key in (("pass", KEY), ("drift", KEY), ("missing-key", None)):
+                answers["planet"] = "It is Jupiter, I think." if name == "drift" else GOOD["planet"]
+                given = secrets if key else {"GITHUB_TOKEN": DEFAULT_TOKEN}
+                outcome = run_act(args, repo, opened, secrets=given, env=env, name=name)
+                outcomes.append(merge_box(outcome, head))
             answers["planet"] = GOOD["planet"]
-            no_key = {"GITHUB_TOKEN": DEFAULT_TOKEN}
-            outcomes.append(
-                run_act(args, repo, opened, secrets=no_key, env=env, name="missing-key")
-            )
             labeled = load_event("pull_request.labeled")
             labeled["label"]["name"] = LABEL
             labeled["pull_request"]["labels"] = [{"name": LABEL}]
@@ -237,6 +258,9 @@ def main() -> int:
             gh_repo = gh.repos[REPO]
             gh_repo.issues[PR]["labels"].append(gh._label(gh_repo, LABEL))
             promote = run_act(args, repo, labeled, secrets=secrets, env=env, name="promote")
+            # The promotion's commit: pushed with the workflow's token, it starts no workflow, so
+            # the promotion itself publishes the required check on it.
+            promote = merge_box(promote, gh.repos[REPO].heads["changes"])
             commits = [(c["branch"], c["paths"]) for c in gh_repo.commits]
             if not commits:
                 promote.result += " (no commit reached GitHub)"
@@ -253,12 +277,14 @@ def main() -> int:
         code, result = expected[outcome.name]
         ok = outcome.exit_code == code and outcome.result == result
         ok = ok and (outcome.report_readable or outcome.name == "missing-key")
+        ok = ok and outcome.required.endswith(f": {required[outcome.name]}")
         failed = failed or not ok
         print(
             f"{outcome.name:12} exit {outcome.exit_code}  result={outcome.result or '-':10} "
             f"report readable by a later step: {'yes' if outcome.report_readable else 'no'}  "
             f"{outcome.seconds:5.1f}s  {'ok' if ok else 'UNEXPECTED'}"
         )
+        print(f"{'':12} required check on the head: {outcome.required or 'none published'}")
         if not ok:
             tail = "\n".join(outcome.log.splitlines()[-40:])
             print(f"--- last lines of act's log ({outcome.name}) ---\n{tail}\n---")

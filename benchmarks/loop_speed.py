@@ -1,7 +1,7 @@
 """The first hour's loop (issue 29): `init` to the first result table, the commands that call no
 model, and the CPU per request at the provider's own endpoint.
 
-    python benchmarks/loop_speed.py [--runs 5] [--against PATH] [--via env|flag]
+    python benchmarks/loop_speed.py [--runs 5] [--against PATH] [--via env|flag] [--phases]
                                     [--tls-requests 2000] [--skip-loop] [--skip-no-model]
                                     [--skip-tls]
 
@@ -26,6 +26,13 @@ model, and the CPU per request at the provider's own endpoint.
    fresh process (benchmarks/run_speed.py measures; `--tls` there prints the whole table).
    Target: <= 0.6x the bare SDK route.
 
+``--phases`` adds, after section 1, where the run command's CPU goes: the same run of the same
+suite in a fresh interpreter with ``import_litellm`` wrapped (in this script's driver, not in the
+product) so that the CPU seconds before LiteLLM's import (the CLI, canary.yaml), of the import, and
+after it to the end of the command (150 requests, probes, the baseline written, the table printed)
+are read apart: the last is what a change to the run itself moves, without the import's ±0.5 s of
+noise on a shared machine.
+
 ``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
 (for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
 by run alternated with this checkout so that both see the same machine load: a before/after in
@@ -37,6 +44,7 @@ average is printed with the figures: the machine may be shared.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -172,6 +180,65 @@ def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> 
     print(f"target init -> first table <= 5 s: {'met' if best <= 5 else 'MISSED'} ({best:.2f} s)")
 
 
+#: The run command, with the CPU seconds before, of and after LiteLLM's import printed on stderr.
+PHASES_DRIVER = """
+import json, sys, time
+import promptcanary.providers.litellm as provider
+real, stamps = provider.import_litellm, {}
+def stamped():
+    if "litellm" in sys.modules:
+        return real()
+    stamps["before"] = time.process_time()
+    module = real()
+    stamps["import"] = time.process_time() - stamps["before"]
+    return module
+provider.import_litellm = stamped
+from promptcanary.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+stamps["after"] = time.process_time() - stamps["before"] - stamps["import"]
+sys.stderr.write("\\nPHASES " + json.dumps(stamps) + "\\n")
+"""
+
+
+def one_phases(url: str, via: str, code: Path | None) -> dict[str, float]:
+    """CPU seconds of the run command before, of and after LiteLLM's import, in a new folder."""
+    env = environment(code)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        subprocess.run(
+            [promptcanary(), "init"], cwd=folder, env=env, capture_output=True, check=True
+        )
+        args = write_suite(folder, url, via)
+        done = subprocess.run(
+            [sys.executable, "-c", PHASES_DRIVER, *args], cwd=folder, env=env, capture_output=True
+        )
+    marked = [line for line in done.stderr.splitlines() if line.startswith(b"PHASES ")]
+    if not marked:
+        raise SystemExit(f"no phases (exit {done.returncode}): {done.stderr.decode()[-2000:]}")
+    stamps: dict[str, float] = json.loads(marked[-1].removeprefix(b"PHASES "))
+    return stamps
+
+
+def section_phases(args: argparse.Namespace, sides: dict[str, Path]) -> None:
+    before = load()
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    with loopback_server() as url:
+        for _ in range(args.runs):
+            for name, code in sides.items():
+                rows[name].append(one_phases(url, args.via, code))
+    print(
+        f"\n== where the run command's CPU goes (same run, {args.runs} runs, CPU seconds, "
+        f"median (min-max)), load average {before} / {load()} =="
+    )
+    print(f"{'code':<22} {'before import':>20} {'LiteLLM import':>20} {'after import':>20}")
+    for name, stamps in rows.items():
+        cells = [summary([s[key] for s in stamps]) for key in ("before", "import", "after")]
+        print(f"{name:<22} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}")
+
+
 NO_MODEL = {
     "promptcanary --help": ["--help"],
     "promptcanary init (new folder)": ["init", "--dir", "{tmp}"],
@@ -247,6 +314,7 @@ def main() -> None:
     parser.add_argument("--skip-loop", action="store_true")
     parser.add_argument("--skip-no-model", action="store_true")
     parser.add_argument("--skip-tls", action="store_true")
+    parser.add_argument("--phases", action="store_true", help="the run command's CPU by phase")
     args = parser.parse_args()
     exe = promptcanary()
     with tempfile.TemporaryDirectory() as exported:
@@ -274,6 +342,8 @@ def export(revision: str, folder: Path) -> Path:
 def measure(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     if not args.skip_loop:
         section_loop(args, exe, sides)
+    if args.phases:
+        section_phases(args, sides)
     if not args.skip_no_model:
         section_no_model(args, exe, sides)
     if not args.skip_tls:

@@ -50,6 +50,8 @@ class RepoClient:
         self._gh = gh
         self.repository = repository
         self.sender = sender or Sender()
+        #: Every write goes through the sender (retries, read-back; see :meth:`Sender.send`).
+        self.send = self.sender.send
         self._repo: Repository | None = None
         self._login: str | None = None
         self._login_known = False
@@ -123,17 +125,6 @@ class RepoClient:
             verb, f"/repos/{self.repository}{path}", input=body
         )
         return data
-
-    def send(
-        self,
-        what: str,
-        fn: Callable[[], T],
-        *,
-        safe: bool = False,
-        read_back: Callable[[], T | None] | None = None,
-    ) -> T:
-        """A write (see :meth:`Sender.send`)."""
-        return self.sender.send(what, fn, safe=safe, read_back=read_back)
 
     # ── identity ──
 

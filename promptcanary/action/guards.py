@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from promptcanary.core.render.safety import md_code
-from promptcanary.storage.file import is_baseline_name
+from promptcanary.storage.names import is_baseline_name
 
 #: A promotion commit's message (:func:`promotion_message` makes it one line of at most 200
 #: characters); a re-run recognises the promotion it already made by it.

@@ -166,7 +166,7 @@ class ReportFiles:
     def __init__(
         self, directory: Path, suite_name: str, model_id: str, *, owner_of: Path | None = None
     ) -> None:
-        from promptcanary.storage.file import slug
+        from promptcanary.storage.names import slug
 
         self.directory = directory
         self.stem = f"{slug(suite_name)}__{slug(model_id)}"

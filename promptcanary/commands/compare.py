@@ -72,6 +72,7 @@ def compare_command(args: CompareArgs) -> int:
     from promptcanary.files import check_destinations
     from promptcanary.pipeline import check, history, open_store
 
+    request = _request(args)
     # Before any request is paid for: every destination of this comparison must be writable.
     check_destinations(
         {
@@ -82,14 +83,20 @@ def compare_command(args: CompareArgs) -> int:
             "--save-run": args.save_run,
         }
     )
-    request = _request(args)
     if args.current is None:
         start_litellm_warm_up(args.replay)
         load_env_files(args.config, env_file=args.env_file)
     store = open_store(default_baseline_dir(args.baseline_dir, args.config))
     checked = check(request, cli_ports(args, store, keep=partial(_save_run, args.save_run)))
     assert checked.report is not None  # the CLI requires a baseline
-    accept_hint = _accept_hint(args, checked.run)
+    # The command that records the compared behaviour as the baseline: the saved run compared
+    # (--current) replayed with its model, else a fresh baseline run of the suite as checked.
+    accept_hint = save_baseline_hint(
+        args.config,
+        provider=checked.run.provider.model_id if args.current is not None else args.provider,
+        baseline_dir=args.baseline_dir,
+        replay=args.current,
+    )
     write_report_files(
         checked.report,
         output_md=args.output_md,
@@ -106,19 +113,6 @@ def compare_command(args: CompareArgs) -> int:
         stdout_console(), quiet=args.quiet, verbose=args.verbose
     )
     return checked.verdict.exit_code
-
-
-def _accept_hint(args: CompareArgs, run: CanaryRunResult) -> str:
-    """The command that records the compared behaviour as the baseline: the saved run compared
-    (``--current``) replayed with its model, else a fresh baseline run of the suite as checked."""
-    if args.current is not None:
-        return save_baseline_hint(
-            args.config,
-            provider=run.provider.model_id,
-            baseline_dir=args.baseline_dir,
-            replay=args.current,
-        )
-    return save_baseline_hint(args.config, provider=args.provider, baseline_dir=args.baseline_dir)
 
 
 def _save_run(path: Path | None, run: CanaryRunResult) -> None:

@@ -322,13 +322,7 @@ def parse_probes(config: dict[str, Any]) -> tuple[list[BaseProbe], list[str | No
             isinstance(p, dict) and p.get("probes") for p in prompts
         ):
             return [], []
-    if not isinstance(raw, list) or not raw:
-        raise ConfigError(
-            "a non-empty list 'probes' is required",
-            line=line_of(config, "probes"),
-            field="probes",
-            hint="Add at least one probe, e.g. `- type: json_validity`.",
-        )
+    raw = _required_list(config, "probes", "Add at least one probe, e.g. `- type: json_validity`.")
     probes: list[BaseProbe] = []
     ids: list[str | None] = []
     for index, item in enumerate(raw):
@@ -379,16 +373,26 @@ def build_probe_entry(
     return probe, explicit_id
 
 
-def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
-    """The prompts of a canary.yaml mapping (shorthand strings accepted)."""
-    raw = config.get("prompts")
+def _required_list(config: dict[str, Any], key: str, hint: str) -> list[Any]:
+    """``config[key]``, which must be a non-empty list (the hint shows a first entry)."""
+    raw = config.get(key)
     if not isinstance(raw, list) or not raw:
         raise ConfigError(
-            "a non-empty list 'prompts' is required",
-            line=line_of(config, "prompts"),
-            field="prompts",
-            hint='Add at least one prompt, e.g. `- text: "What is the capital of France?"`.',
+            f"a non-empty list {key!r} is required",
+            line=line_of(config, key),
+            field=key,
+            hint=hint,
         )
+    return raw
+
+
+def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
+    """The prompts of a canary.yaml mapping (shorthand strings accepted)."""
+    raw = _required_list(
+        config,
+        "prompts",
+        'Add at least one prompt, e.g. `- text: "What is the capital of France?"`.',
+    )
     prompts: list[CanaryPrompt] = []
     for index, item in enumerate(raw):
         where = f"prompts[{index}]"

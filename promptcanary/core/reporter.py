@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import abc
 import io
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,8 +32,8 @@ from promptcanary.core.render.context import (
     ReportView,
     build_report_view,
 )
+from promptcanary.core.render.json_report import drift_to_json, run_to_json
 from promptcanary.core.render.run import RunView, build_run_view
-from promptcanary.core.render.safety import json_safe
 from promptcanary.core.render.trend import (
     TrendPoint,
     trend_point_from_snapshot,
@@ -88,7 +87,22 @@ def _console(console: Console | None) -> Console:
 
 
 class _Report(abc.ABC):
-    """One report (a drift report or a run) in every format of :data:`FORMATS`."""
+    """One report (a drift report or a run) in every format of :data:`FORMATS`.
+
+    Where it is shown is the same for both kinds: a link to the CI run, how to accept the
+    change, a hidden Markdown marker, where the full report is (see :class:`DriftReporter`).
+    """
+
+    def _show(
+        self, run_url: str | None, accept_hint: str, marker: str, report_location: str | None
+    ) -> None:
+        """Keep where the report is shown, as the view builders' keyword arguments."""
+        self._shown: dict[str, Any] = {
+            "run_url": run_url,
+            "accept_hint": accept_hint,
+            "marker": marker,
+            "report_location": report_location,
+        }
 
     @abc.abstractmethod
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
@@ -215,54 +229,6 @@ def report_format(name: Format | ReportFormat | str) -> Format:
     raise ValueError(f"must be one of {names} (got {name!r})")
 
 
-# Derived values added to the JSON for readers (jq '.severity'); ignored when the JSON is loaded
-# back into a DriftReport.
-_DERIVED = (
-    "verdict",
-    "severity",
-    "has_drift",
-    "is_inconclusive",
-    "single_sample",
-    "summary",
-    "overall_baseline_score",
-    "overall_current_score",
-    "overall_score_delta",
-    "regression_rate",
-    "worst_delta",
-    "model_changed",
-)
-
-
-def drift_to_json(report: DriftReport) -> str:
-    """The full report as JSON: stored fields in model order, then derived values.
-
-    ``DriftReport.model_validate_json(drift_to_json(r)) == r``.
-    """
-    derived: dict[str, Any] = {name: getattr(report, name) for name in _DERIVED}
-    derived["severity"] = report.severity.value
-    derived["counts"] = {
-        "regressions": len(report.regressions),
-        "improvements": len(report.improvements),
-        "stable": len(report.stable),
-        "inconclusive": len(report.inconclusive),
-        "flaky": len(report.flaky),
-    }
-    # pydantic's own serialiser is ~3x faster than json.dumps on big reports and writes the same
-    # layout (indent 2, UTF-8); the derived keys are spliced in before its closing brace.
-    stored = report.model_dump_json(indent=2)
-    # report_id first, where promptcanary 0.2's report files have it (derived, so not stored).
-    stored = '{\n  "report_id": ' + json.dumps(report.report_id) + "," + stored[1:]
-    extra = json.dumps(
-        {k: v for k, v in derived.items() if k not in DriftReport.model_fields},
-        indent=2,
-        ensure_ascii=False,
-    )
-    text = (
-        stored[: stored.rindex("}")].rstrip() + ",\n" + extra[extra.index("{") + 1 :].lstrip("\n")
-    )
-    return json_safe(text) + "\n"
-
-
 class DriftReporter(_Report):
     """Renders one :class:`DriftReport` in every format."""
 
@@ -286,24 +252,14 @@ class DriftReporter(_Report):
             marker:          A hidden first line for the Markdown (e.g. a sticky-comment key).
             report_location: Where the full report is, in words (named when Markdown is cut).
         """
+        self._show(run_url, accept_hint, marker, report_location)
         self.report = report
         self.history = history
-        self.run_url = run_url
-        self.accept_hint = accept_hint
-        self.marker = marker
-        self.report_location = report_location
 
     @cached_property
     def view(self) -> ReportView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_report_view(
-            self.report,
-            history=self.history,
-            run_url=self.run_url,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            report_location=self.report_location,
-        )
+        return build_report_view(self.report, history=self.history, **self._shown)
 
     def print_terminal(
         self, console: Console | None = None, *, quiet: bool = False, verbose: bool = False
@@ -374,11 +330,6 @@ def run_to_html(
     return reporter.to_html()
 
 
-def run_to_json(run: CanaryRunResult) -> str:
-    """The run as JSON (``CanaryRunResult.model_validate_json`` gives it back)."""
-    return json_safe(run.model_dump_json(indent=2)) + "\n"
-
-
 def print_run_terminal(
     run: CanaryRunResult,
     console: Console | None = None,
@@ -410,11 +361,8 @@ class Reporter(_Report):
         report_location: str | None = None,
         no_baseline: bool = False,
     ) -> None:
+        self._show(run_url, accept_hint, marker, report_location)
         self.run = run
-        self.run_url = run_url
-        self.accept_hint = accept_hint
-        self.marker = marker
-        self.report_location = report_location
         self.no_baseline = no_baseline
 
     @property
@@ -425,14 +373,7 @@ class Reporter(_Report):
     @cached_property
     def view(self) -> RunView:
         """The prepared view-model (built once, shared by every format)."""
-        return build_run_view(
-            self.run,
-            accept_hint=self.accept_hint,
-            marker=self.marker,
-            run_url=self.run_url,
-            report_location=self.report_location,
-            no_baseline=self.no_baseline,
-        )
+        return build_run_view(self.run, no_baseline=self.no_baseline, **self._shown)
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""

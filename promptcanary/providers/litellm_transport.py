@@ -67,6 +67,8 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
+from promptcanary.providers.litellm_encoding import defer_default_encoding
+
 __all__ = ["acompletion", "eligible"]
 
 #: Keyword arguments the fast route is proven to treat as ``openai/`` does (anything else — e.g.
@@ -508,6 +510,9 @@ def _install(litellm: Any) -> None:
             return model_response
 
     litellm.AiohttpOpenAIChatConfig = _ChatConfig
+    # The route's handler is given LiteLLM's tokenizer, which _ChatConfig never uses: built
+    # only if something else reads it (0.15-0.4 s of CPU saved on a run's first request).
+    defer_default_encoding(importlib.import_module("litellm.main"))
     _installed = True
 
 

@@ -1,10 +1,7 @@
 """FileBaselineStore: baselines as JSON files in a directory, meant to be committed with the suite.
 
-File name: ``{suite_slug}__{model_slug}__{timestamp}_{snapshot_id_prefix}.json`` where the timestamp
-is UTC with microseconds (``20261130T170845123456Z``), so names sort in creation order and two saves
-within one second stay ordered. Slugs keep only ``[A-Za-z0-9._-]`` so no suite or model name can
-leave the directory. Writes are atomic (temporary file + rename): a crash never leaves half a
-baseline behind.
+Files are named as :mod:`.names` says (suite, model, creation time, snapshot id prefix). Writes
+are atomic (temporary file + rename): a crash never leaves half a baseline behind.
 
 Beside the JSON (the stored form of :mod:`.compact`: every answer, nothing repeated), each save
 rewrites ``{suite_slug}__{model_slug}.summary.md``, the newest baseline's summary per prompt
@@ -18,10 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,37 +30,16 @@ from promptcanary.errors import (
     validation_message,
 )
 from promptcanary.storage import compact
+from promptcanary.storage.names import (
+    NAME_RE,
+    filename_for,
+    is_baseline_name,
+    summary_name,
+    timestamp_of,
+)
+from promptcanary.storage.names import slug as slug  # this module's name for it since 0.2
 
 logger = logging.getLogger(__name__)
-
-_SLUG_MAX = 60
-_TS_FORMAT = "%Y%m%dT%H%M%S%fZ"
-# name__model__timestamp_idprefix.json
-# promptcanary 0.2 named files with a timestamp to the second and no zone ("20250301T120000"):
-# its baselines are found too (they are UTC as well).
-_NAME_RE = re.compile(
-    r"^(?P<suite>.+?)__(?P<model>.+?)__(?P<ts>\d{8}T(?:\d{12}Z|\d{6}))_(?P<id>[0-9a-fA-F-]{8})\.json$"
-)
-
-
-def _slug_02(value: str, *, model: bool = False) -> str:
-    """How promptcanary 0.2 put a suite or model name into a file name (its files are found too)."""
-    if model:
-        return value.replace("/", "-").replace(":", "-")[:40]
-    return value.replace("/", "-").replace(" ", "_")[:40]
-
-
-def slug(value: str) -> str:
-    """A file-name-safe, bounded form of ``value`` (never empty, never ``.`` or ``..``)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", value).strip("-.")
-    cleaned = re.sub(r"-{2,}", "-", cleaned)
-    if len(cleaned) > _SLUG_MAX:
-        import hashlib
-
-        digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
-        cleaned = cleaned[: _SLUG_MAX - 9].rstrip("-.") + "-" + digest
-    return cleaned or "unnamed"
-
 
 #: Written into a baseline folder on its first save (an existing file is never touched).
 GITATTRIBUTES = """\
@@ -88,32 +62,6 @@ class SavedBaseline:
     files: tuple[Path, ...]
     """Every file this save wrote, to print or commit: the JSON, the summary, and the folder's
     ``.gitattributes`` when this save created it."""
-
-
-def is_baseline_name(name: str, suite_name: str | None = None, model_id: str | None = None) -> bool:
-    """True when a file called ``name`` is a baseline of (suite, model) (None: any) by the
-    store's naming, 0.2's names included. Only the name is read: the store uses it on its folder,
-    the Action on a folder listed through GitHub's API."""
-    m = _NAME_RE.match(name)
-    if not m:
-        return False
-    if suite_name is not None and m["suite"] not in (slug(suite_name), _slug_02(suite_name)):
-        return False
-    return model_id is None or m["model"] in (slug(model_id), _slug_02(model_id, model=True))
-
-
-def summary_name(suite_name: str, model_id: str) -> str:
-    """The file name of the summary of a (suite, model)'s newest baseline."""
-    return f"{slug(suite_name)}__{slug(model_id)}.summary.md"
-
-
-def filename_for(snapshot: BaselineSnapshot) -> str:
-    """The file name :meth:`FileBaselineStore.save` uses for ``snapshot``."""
-    ts = snapshot.created_at.strftime(_TS_FORMAT)
-    return (
-        f"{slug(snapshot.suite_name)}__{slug(snapshot.provider.model_id)}__"
-        f"{ts}_{snapshot.snapshot_id[:8]}.json"
-    )
 
 
 class FileBaselineStore:
@@ -234,7 +182,7 @@ class FileBaselineStore:
         existing = self._files(snapshot.suite_name, snapshot.provider.model_id)
         if not existing:
             return snapshot
-        newest = max(_timestamp_of(f) for f in existing)
+        newest = max(timestamp_of(f) for f in existing)
         if snapshot.created_at <= newest:
             from datetime import timedelta
 
@@ -331,7 +279,7 @@ class FileBaselineStore:
         # File names hold slugs ("a b" and "a-b" share one) and files can be renamed or copied:
         # the newest file whose *content* is this suite wins; the others are not its baselines.
         others: list[str] = []
-        for path in sorted(candidates, key=_timestamp_of, reverse=True):
+        for path in sorted(candidates, key=timestamp_of, reverse=True):
             snapshot = self._load_file(path)
             if snapshot.suite_name == suite_name:
                 return snapshot
@@ -356,7 +304,7 @@ class FileBaselineStore:
         overall_score, samples. A corrupt file is skipped with a warning.
         """
         rows: list[dict[str, Any]] = []
-        for path in sorted(self._files(suite_name, model_id), key=_timestamp_of, reverse=True):
+        for path in sorted(self._files(suite_name, model_id), key=timestamp_of, reverse=True):
             try:
                 rows.append(_read_meta(path))
             except CorruptBaselineError as exc:
@@ -368,7 +316,7 @@ class FileBaselineStore:
     ) -> list[BaselineSnapshot]:
         """Every valid snapshot matching the filters, oldest first (corrupt files skipped)."""
         out: list[BaselineSnapshot] = []
-        for path in sorted(self._files(suite_name, model_id), key=_timestamp_of):
+        for path in sorted(self._files(suite_name, model_id), key=timestamp_of):
             try:
                 out.append(self._load_file(path))
             except CorruptBaselineError as exc:
@@ -423,7 +371,7 @@ class FileBaselineStore:
         # id stored in the file, so a prefix never selects the wrong snapshot.
         prefix = snapshot_id[:8]
         for path in self._files():
-            m = _NAME_RE.match(path.name)
+            m = NAME_RE.match(path.name)
             if m and m["id"] == prefix and len(snapshot_id) >= 8:
                 try:
                     if self._load_file(path).snapshot_id == snapshot_id:
@@ -483,15 +431,6 @@ def _explain_invalid(path: Path, raw: bytes) -> CorruptBaselineError:
             f"{path}: not a valid baseline: {validation_message(exc)}", hint=hint
         )
     return CorruptBaselineError(f"{path}: not a valid baseline", hint=hint)
-
-
-def _timestamp_of(path: Path) -> datetime:
-    m = _NAME_RE.match(path.name)
-    assert m is not None
-    from datetime import timezone
-
-    fmt = _TS_FORMAT if m["ts"].endswith("Z") else "%Y%m%dT%H%M%S"  # 0.2's names
-    return datetime.strptime(m["ts"], fmt).replace(tzinfo=timezone.utc)
 
 
 def _read_meta(path: Path) -> dict[str, Any]:

@@ -57,7 +57,9 @@ def test_plan_alone_says_what_the_next_check_costs(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Suite gpt4-2023 on openai/gpt-4." in out
-    assert "Next check (`promptcanary compare -c canary.yaml`), against baseline 16aa30fa" in out
+    (baseline,) = (repo / "gpt4" / "baselines").glob("gpt4-2023__openai-gpt-4__*.json")
+    short_id = baseline.stem.rsplit("_", 1)[1]  # what `baselines list` shows
+    assert f"Next check (`promptcanary compare -c canary.yaml`), against baseline {short_id}" in out
     # samples: auto screens 3 answers per prompt first: as `compare` announces it.
     assert "Plan: 96 request(s) (32 prompt(s) x 3) on openai/gpt-4" in out
     assert "Plan: 960 request(s) (32 prompt(s) x 30)" in out  # a new baseline

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,10 +21,9 @@ QUICKSTART = ROOT / "examples" / "quickstart"
 HEAVY = ("litellm", "openai", "scipy", "aiohttp", "tiktoken")
 
 
-def loaded_by(
-    args: list[str], cwd: Path, env: dict[str, str] | None = None
-) -> tuple[int, list[str]]:
-    """(exit code, heavy modules loaded) of ``promptcanary <args>`` in a fresh interpreter."""
+def after_cli(args: list[str], cwd: Path, env: dict[str, str] | None, report: str) -> Any:
+    """Run ``promptcanary <args>`` in a fresh interpreter, then the lines ``report`` (with
+    ``code`` the exit code), which set ``seen``; returns ``seen`` (JSON-serialisable)."""
     code = (
         "import json, sys\n"
         "from promptcanary.cli import main\n"
@@ -31,8 +31,8 @@ def loaded_by(
         f"    code = main({args!r})\n"
         "except SystemExit as exc:\n"
         "    code = exc.code if isinstance(exc.code, int) else 1\n"
-        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
-        "print('\\nLOADED:' + json.dumps([code, heavy]))\n"
+        f"{report}\n"
+        "print('\\nSEEN:' + json.dumps(seen))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -42,10 +42,29 @@ def loaded_by(
         timeout=120,
         env={**os.environ, **(env or {})},
     )
-    marked = [line for line in done.stdout.splitlines() if line.startswith("LOADED:")]
+    marked = [line for line in done.stdout.splitlines() if line.startswith("SEEN:")]
     assert marked, done.stdout + done.stderr
-    exit_code, heavy = json.loads(marked[-1].removeprefix("LOADED:"))
+    return json.loads(marked[-1].removeprefix("SEEN:"))
+
+
+def loaded_by(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, list[str]]:
+    """(exit code, heavy modules loaded) of ``promptcanary <args>`` in a fresh interpreter."""
+    report = (
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
+        "seen = [code, heavy]"
+    )
+    exit_code, heavy = after_cli(args, cwd, env, report)
     return exit_code, heavy
+
+
+def one_prompt_suite(folder: Path, samples: int) -> None:
+    (folder / "canary.yaml").write_text(
+        f"name: s\nsamples: {samples}\nprompts:\n  - hi\nprobes:\n  - type: keyword_presence\n"
+        "    required_keywords: [OK]\n",
+        encoding="utf-8",
+    )
 
 
 @pytest.mark.parametrize(
@@ -75,11 +94,7 @@ def test_a_command_that_calls_no_model_imports_no_model_client(
 
 def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
     # The guard above is not vacuous: the same check sees LiteLLM where a model is called.
-    (tmp_path / "canary.yaml").write_text(
-        "name: s\nsamples: 1\nprompts:\n  - hi\nprobes:\n  - type: keyword_presence\n"
-        "    required_keywords: [OK]\n",
-        encoding="utf-8",
-    )
+    one_prompt_suite(tmp_path, samples=1)
     with FakeLLMServer() as server:
         args = ["run", "-c", "canary.yaml", "-p", "openai/gpt-4o-mini", "--api-base"]
         exit_code, heavy = loaded_by(
@@ -88,3 +103,27 @@ def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
         answered = len(server.requests)
     assert (exit_code, answered) == (0, 1)
     assert "litellm" in heavy
+
+
+def test_the_fast_route_never_builds_the_tokenizer_it_does_not_use(tmp_path: Path) -> None:
+    # LiteLLM's aiohttp_openai/ dispatch asks for its default tokenizer on every call (0.15-0.4 s
+    # of CPU to build); the fast route reads the usage the server sent and counts nothing, so a
+    # run through it leaves the tokenizer unbuilt — and a later reader still gets the real one.
+    one_prompt_suite(tmp_path, samples=2)
+    report = (
+        "built = 'litellm.litellm_core_utils.default_encoding' in sys.modules\n"
+        "from litellm import main as m\n"
+        "from litellm._lazy_imports import get_default_encoding\n"
+        "tokens = m._get_encoding().encode('hello world')\n"
+        "same = tokens == get_default_encoding().encode('hello world')\n"
+        "seen = [code, built, same, type(m._get_encoding()).__name__]"
+    )
+    with FakeLLMServer() as server:
+        args = ["run", "-c", "canary.yaml", "-p", "openai/gpt-4o-mini", "--api-base"]
+        env = {"OPENAI_API_KEY": "sk-test"}
+        seen = after_cli([*args, server.base_url, "-q"], tmp_path, env, report)
+        answered = len(server.requests)
+    exit_code, built, same, after = seen
+    assert (exit_code, answered) == (0, 2)
+    assert built is False
+    assert same is True and after != "LazyEncoding"

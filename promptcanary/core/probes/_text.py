@@ -5,11 +5,14 @@ Probe ``details`` end up in PR comments, so every helper that quotes model outpu
 
 from __future__ import annotations
 
+import abc
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult
+from promptcanary.core.probes.base import BaseProbe
 from promptcanary.core.text import clip
 
 #: Longest excerpt of model output a probe puts into ``details``.
@@ -163,63 +166,86 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def bounded_score(
-    value: int | float,
-    *,
-    unit: str,
-    minimum: int | float | None,
-    maximum: int | float | None,
-    expected: int | float | None,
-    tolerance: float,
-) -> tuple[float, bool, str]:
-    """Score a size (characters, words) against hard bounds and an expected value ± tolerance.
+class SizeProbe(BaseProbe):
+    """A probe that scores one size of the response (characters, words) against hard bounds
+    and an expected size ± tolerance.
 
-    Returns ``(score, passed, details)``. Inside the bounds and within ``tolerance`` (a fraction
-    of ``expected``) the score is 1.0. Outside, it falls linearly: below ``minimum`` it is
-    ``value / minimum``; above ``maximum`` it loses the overshoot as a fraction of ``maximum``;
-    away from ``expected`` it loses 0.1 for every 10 % of ``expected`` beyond the tolerance.
-    The lowest of the three applies.
+    A subclass names its ``unit`` and the YAML ``keys`` of its minimum, maximum and expected
+    size, passes its arguments to :meth:`_bound`, and says how to :meth:`measure` a response.
     """
-    score, problems = 1.0, []
-    if minimum is not None and value < minimum:
-        score = min(score, value / minimum if minimum else 0.0)
-        problems.append(f"{value} {unit} < min {minimum}")
-    if maximum is not None and value > maximum:
-        score = min(score, max(0.0, 1.0 - (value - maximum) / maximum) if maximum else 0.0)
-        problems.append(f"{value} {unit} > max {maximum}")
-    if expected is not None:
-        deviation = abs(value / expected - 1.0)
-        if deviation > tolerance + 1e-9:
-            score = min(score, max(0.0, 1.0 - (deviation - tolerance)))
-            problems.append(
-                f"{value} {unit} is {value / expected:.0%} of expected {expected} "
-                f"(tolerance ±{tolerance:.0%})"
-            )
-    if problems:
-        return score, False, "; ".join(problems)
-    near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
-    return 1.0, True, f"{value} {unit} within bounds{near}"
+
+    unit: ClassVar[str]
+    keys: ClassVar[tuple[str, str, str]]
+
+    def _bound(
+        self, minimum: int | None, maximum: int | None, expected: int | None, tolerance: float
+    ) -> None:
+        """Keep the bounds; ValueError, naming the YAML key, for bounds that can never hold."""
+        min_name, max_name, expected_name = self.keys
+        if minimum is not None and minimum < 0:
+            raise ValueError(f"{min_name} must be >= 0 (got {minimum})")
+        if maximum is not None and maximum < 1:
+            raise ValueError(f"{max_name} must be >= 1 (got {maximum})")
+        if minimum is not None and maximum is not None and minimum > maximum:
+            raise ValueError(f"{min_name} ({minimum}) is greater than {max_name} ({maximum})")
+        if expected is not None and expected < 1:
+            raise ValueError(f"{expected_name} must be >= 1 (got {expected})")
+        if tolerance < 0:
+            raise ValueError(f"tolerance must be >= 0 (a fraction such as 0.5), got {tolerance}")
+        self.minimum, self.maximum, self.expected = minimum, maximum, expected
+        self.tolerance = tolerance
+
+    @abc.abstractmethod
+    def measure(self, content: str) -> int:
+        """The size of ``content`` in :attr:`unit`."""
+
+    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
+        """1.0 inside the bounds and within ``tolerance`` (a fraction of ``expected``). Outside,
+        the score falls linearly: below ``minimum`` it is ``size / minimum``; above ``maximum``
+        it loses the overshoot as a fraction of ``maximum``; away from ``expected`` it loses 0.1
+        for every 10 % beyond the tolerance. The lowest of the three applies."""
+        value, unit = self.measure(response.content), self.unit
+        minimum, maximum, expected, tolerance = (
+            self.minimum,
+            self.maximum,
+            self.expected,
+            self.tolerance,
+        )
+        score, problems = 1.0, []
+        if minimum is not None and value < minimum:
+            score = min(score, value / minimum if minimum else 0.0)
+            problems.append(f"{value} {unit} < min {minimum}")
+        if maximum is not None and value > maximum:
+            score = min(score, max(0.0, 1.0 - (value - maximum) / maximum) if maximum else 0.0)
+            problems.append(f"{value} {unit} > max {maximum}")
+        if expected is not None:
+            deviation = abs(value / expected - 1.0)
+            if deviation > tolerance + 1e-9:
+                score = min(score, max(0.0, 1.0 - (deviation - tolerance)))
+                problems.append(
+                    f"{value} {unit} is {value / expected:.0%} of expected {expected} "
+                    f"(tolerance ±{tolerance:.0%})"
+                )
+        if problems:
+            return self.result(prompt, passed=False, score=score, details="; ".join(problems))
+        near = f", expected {expected} ±{tolerance:.0%}" if expected is not None else ""
+        return self.result(
+            prompt, passed=True, score=1.0, details=f"{value} {unit} within bounds{near}"
+        )
 
 
-def check_bounds(
-    *,
-    minimum: tuple[str, int | None],
-    maximum: tuple[str, int | None],
-    expected: tuple[str, int | None],
-    tolerance: float,
-) -> None:
-    """Raise ValueError for bounds that can never hold (negative, min > max, bad tolerance).
-
-    Each bound is ``(parameter name, value)`` so the message names the YAML key.
-    """
-    (min_name, low), (max_name, high), (expected_name, target) = minimum, maximum, expected
-    if low is not None and low < 0:
-        raise ValueError(f"{min_name} must be >= 0 (got {low})")
-    if high is not None and high < 1:
-        raise ValueError(f"{max_name} must be >= 1 (got {high})")
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"{min_name} ({low}) is greater than {max_name} ({high})")
-    if target is not None and target < 1:
-        raise ValueError(f"{expected_name} must be >= 1 (got {target})")
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0 (a fraction such as 0.5), got {tolerance}")
+def checks_result(
+    probe: BaseProbe,
+    prompt: CanaryPrompt,
+    checks: int,
+    what: str,
+    problems: dict[str, list[str]],
+) -> ProbeResult:
+    """The result of ``checks`` independent checks (keywords, patterns): passed when none
+    failed, scored by the share that held. ``problems``: each kind of failure, its items."""
+    parts = [f"{label}: {short_list(items)}" for label, items in problems.items() if items]
+    violations = sum(len(items) for items in problems.values())
+    details = "; ".join(parts) or f"all {checks} {what} check(s) passed"
+    return probe.result(
+        prompt, passed=violations == 0, score=1.0 - violations / checks, details=details
+    )

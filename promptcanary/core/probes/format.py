@@ -17,8 +17,7 @@ from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import (
-    bounded_score,
-    check_bounds,
+    SizeProbe,
     excerpt,
     find_json,
     json_kind,
@@ -262,7 +261,7 @@ class JsonKeyOrderProbe(BaseProbe):
 
 
 @register_probe
-class ResponseLengthProbe(BaseProbe):
+class ResponseLengthProbe(SizeProbe):
     """Checks the response length in characters: hard bounds and drift from a baseline length.
 
     Args:
@@ -281,6 +280,8 @@ class ResponseLengthProbe(BaseProbe):
     category = ProbeCategory.FORMAT
     description = "Detects significant changes in response length (characters)."
 
+    unit = "chars"
+    keys = ("min_chars", "max_chars", "baseline_chars")
     _runs_inline = True  # bounded string work: scored on the event loop (base.runs_inline)
 
     def __init__(
@@ -290,28 +291,11 @@ class ResponseLengthProbe(BaseProbe):
         baseline_chars: int | None = None,
         tolerance: float = 0.5,
     ) -> None:
-        check_bounds(
-            minimum=("min_chars", min_chars),
-            maximum=("max_chars", max_chars),
-            expected=("baseline_chars", baseline_chars),
-            tolerance=tolerance,
-        )
-        self.min_chars = min_chars
-        self.max_chars = max_chars
-        self.baseline_chars = baseline_chars
-        self.tolerance = tolerance
+        self._bound(min_chars, max_chars, baseline_chars, tolerance)
 
-    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
-        """Measure ``len(content)`` against the bounds."""
-        score, passed, details = bounded_score(
-            len(response.content),
-            unit="chars",
-            minimum=self.min_chars,
-            maximum=self.max_chars,
-            expected=self.baseline_chars,
-            tolerance=self.tolerance,
-        )
-        return self.result(prompt, passed=passed, score=score, details=details)
+    def measure(self, content: str) -> int:
+        """``len(content)``."""
+        return len(content)
 
 
 _HEADER_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)

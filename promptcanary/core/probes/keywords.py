@@ -10,7 +10,7 @@ Matching is plain substring search (``"Paris"`` matches ``"Parisian"``), case-in
 from __future__ import annotations
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
-from promptcanary.core.probes._text import short_list
+from promptcanary.core.probes._text import checks_result, short_list
 from promptcanary.core.probes.base import BaseProbe, register_probe
 
 
@@ -67,15 +67,12 @@ class KeywordPresenceProbe(BaseProbe):
         ]
         found = [k for k in self.forbidden_keywords if _normalise(k, self.case_sensitive) in text]
         checks = len(self.required_keywords) + len(self.forbidden_keywords)
-        violations = len(missing) + len(found)
-        parts = []
-        if missing:
-            parts.append(f"missing keywords: {short_list(missing)}")
-        if found:
-            parts.append(f"forbidden keywords present: {short_list(found)}")
-        details = "; ".join(parts) or f"all {checks} keyword check(s) passed"
-        return self.result(
-            prompt, passed=violations == 0, score=1.0 - violations / checks, details=details
+        return checks_result(
+            self,
+            prompt,
+            checks,
+            "keyword",
+            {"missing keywords": missing, "forbidden keywords present": found},
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
-from promptcanary.core.probes._text import short_list
+from promptcanary.core.probes._text import checks_result
 from promptcanary.core.probes.base import BaseProbe, register_probe
 
 #: Seconds one pattern may spend on one response before the probe gives up on it.
@@ -85,18 +85,13 @@ class RegexProbe(BaseProbe):
                 timed_out.append(source)
             elif hit:
                 matched.append(source)
-        checks = len(self._must) + len(self._must_not)
-        violations = len(unmatched) + len(matched) + len(timed_out)
-        parts = []
-        if unmatched:
-            parts.append(f"no match for: {short_list(unmatched)}")
-        if matched:
-            parts.append(f"forbidden pattern matched: {short_list(matched)}")
-        if timed_out:
-            parts.append(f"timed out after {REGEX_TIMEOUT_S:g}s: {short_list(timed_out)}")
-        details = "; ".join(parts) or f"all {checks} pattern check(s) passed"
-        return self.result(
-            prompt, passed=violations == 0, score=1.0 - violations / checks, details=details
+        problems = {
+            "no match for": unmatched,
+            "forbidden pattern matched": matched,
+            f"timed out after {REGEX_TIMEOUT_S:g}s": timed_out,
+        }
+        return checks_result(
+            self, prompt, len(self._must) + len(self._must_not), "pattern", problems
         )
 
 

@@ -14,8 +14,7 @@ import re
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import (
-    bounded_score,
-    check_bounds,
+    SizeProbe,
     excerpt,
     without_fenced_blocks,
     word_count,
@@ -99,7 +98,7 @@ class StepByStepProbe(BaseProbe):
 
 
 @register_probe
-class VerbosityProbe(BaseProbe):
+class VerbosityProbe(SizeProbe):
     """Checks the response's word count: hard bounds and drift from an expected count.
 
     Args:
@@ -117,6 +116,8 @@ class VerbosityProbe(BaseProbe):
     name = "Response Verbosity"
     category = ProbeCategory.REASONING
     description = "Detects significant changes in response word count."
+    unit = "words"
+    keys = ("min_words", "max_words", "expected_words")
 
     def __init__(
         self,
@@ -125,28 +126,11 @@ class VerbosityProbe(BaseProbe):
         min_words: int = 1,
         max_words: int | None = None,
     ) -> None:
-        check_bounds(
-            minimum=("min_words", min_words),
-            maximum=("max_words", max_words),
-            expected=("expected_words", expected_words),
-            tolerance=tolerance,
-        )
-        self.expected_words = expected_words
-        self.tolerance = tolerance
-        self.min_words = min_words
-        self.max_words = max_words
+        self._bound(min_words, max_words, expected_words, tolerance)
 
-    def evaluate(self, prompt: CanaryPrompt, response: LLMResponse) -> ProbeResult:
-        """Count whitespace-separated words against the bounds."""
-        score, passed, details = bounded_score(
-            word_count(response.content),
-            unit="words",
-            minimum=self.min_words,
-            maximum=self.max_words,
-            expected=self.expected_words,
-            tolerance=self.tolerance,
-        )
-        return self.result(prompt, passed=passed, score=score, details=details)
+    def measure(self, content: str) -> int:
+        """Whitespace-separated words."""
+        return word_count(content)
 
 
 _HEDGE_RE = re.compile(

@@ -19,6 +19,13 @@ from promptcanary.core.probes._toolcalls import Strategy, ToolCall, describe, ex
 from promptcanary.core.probes.base import BaseProbe, register_probe
 
 
+def _no_call(probe: BaseProbe, prompt: CanaryPrompt, metadata: Any, why: str = "") -> ProbeResult:
+    """A probe that needs a call, on a response that made none: failed, score 0."""
+    return probe.result(
+        prompt, passed=False, score=0.0, details="no tool call" + why, metadata=metadata
+    )
+
+
 @register_probe
 class ToolCallPresenceProbe(BaseProbe):
     """Detects whether the response calls a tool at all.
@@ -121,13 +128,7 @@ class ToolCallNameProbe(BaseProbe):
         calls = extract_tool_calls(response)
         metadata = {"extracted_names": [c.name for c in calls], "expected": self.expected_name}
         if not calls:
-            return self.result(
-                prompt,
-                passed=False,
-                score=0.0,
-                details=f"no tool call (expected {self.expected_name})",
-                metadata=metadata,
-            )
+            return _no_call(self, prompt, metadata, f" (expected {self.expected_name})")
         accepted = [self.expected_name, *self.allow_aliases]
         for call in calls:
             if _name_matches(call, accepted, self.case_sensitive):
@@ -200,12 +201,8 @@ class ToolCallArgsProbe(BaseProbe):
         """Score each call's arguments and keep the best."""
         calls = extract_tool_calls(response)
         if not calls:
-            return self.result(
-                prompt,
-                passed=False,
-                score=0.0,
-                details="no tool call",
-                metadata=_args_metadata(None, self.required_args, self.forbidden_args),
+            return _no_call(
+                self, prompt, _args_metadata(None, self.required_args, self.forbidden_args)
             )
         scored = [(*_args_score(c, self.required_args, self.forbidden_args), c) for c in calls]
         score, problems, call = max(scored, key=lambda s: s[0])
@@ -340,13 +337,7 @@ class ToolCallSchemaProbe(BaseProbe):
         """Score the call with the expected name (else every call) and keep the best."""
         calls = extract_tool_calls(response)
         if not calls:
-            return self.result(
-                prompt,
-                passed=False,
-                score=0.0,
-                details="no tool call",
-                metadata={"call": None, "component_scores": None, "calls": []},
-            )
+            return _no_call(self, prompt, {"call": None, "component_scores": None, "calls": []})
         score, problems, call, components = max((self._score(c) for c in calls), key=lambda s: s[0])
         details = "; ".join(problems) or f"{call.name}: matches the call schema"
         metadata = {

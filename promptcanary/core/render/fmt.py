@@ -250,24 +250,25 @@ def stable_text(counts: dict[str, int]) -> str:
     return text + (": " + ", ".join(parts) if parts and total else "")
 
 
+def _renamed(text: str, previous_id: str | None, detail: str | None) -> str:
+    """``text``, then ``(was ID)`` for a renamed item, then ``: detail``."""
+    if previous_id:
+        text += f" (was {previous_id})"
+    return text + (f": {detail}" if detail else "")
+
+
 def suite_change_text(c: SuiteChange) -> str:
     """One plain line for a suite change: ``prompt 1a2b3c4d added: "text" · 2 pairs``."""
     if c.what == "prompt" and c.kind == "edited" and not c.previous_prompt_id:
         # Edited in place (same id): the text says which fields changed.
         text = f"prompt {c.prompt_id} edited" + (f": {c.text}" if c.text else "")
     elif c.what == "prompt":
-        text = f"prompt {c.prompt_id} {c.kind}"
-        if c.previous_prompt_id:
-            text += f" (was {c.previous_prompt_id})"
-        if c.text:
-            text += f": {c.text!r}"
+        text = _renamed(
+            f"prompt {c.prompt_id} {c.kind}", c.previous_prompt_id, c.text and repr(c.text)
+        )
     elif c.kind == "edited":
         # An edited probe changed everywhere it runs; its text says which parameters.
-        text = f"probe {c.probe_id} edited"
-        if c.previous_probe_id:
-            text += f" (was {c.previous_probe_id})"
-        if c.text:
-            text += f": {c.text}"
+        text = _renamed(f"probe {c.probe_id} edited", c.previous_probe_id, c.text)
     else:
         where = f"on prompt {c.prompt_id}" if c.prompt_id else "on every prompt"
         text = f"probe {c.probe_id} {c.kind} {where}"

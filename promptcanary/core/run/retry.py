@@ -75,20 +75,24 @@ def is_retryable(error: BaseException) -> bool:
     return isinstance(error, (TimeoutError, ConnectionError))
 
 
+#: Failures whose class alone says their kind, checked in this order.
+_KINDS_BY_CLASS: tuple[tuple[type[BaseException], str], ...] = (
+    (RequestNotSentError, "not_sent"),  # refused by the client library: nothing was sent
+    (ProviderAuthError, "auth"),
+    (TimeoutError, "timeout"),
+    (ConnectionError, "connection"),
+)
+
+
 def error_type_for(error: BaseException) -> str:
     """Machine-readable kind of a failure, stored on :attr:`LLMResponse.error_type`.
 
     One of: auth, rate_limit, timeout, server, connection, bad_request, bad_response, not_sent,
     unknown.
     """
-    if isinstance(error, RequestNotSentError):
-        return "not_sent"  # refused by the client library: no server or connection involved
-    if isinstance(error, ProviderAuthError):
-        return "auth"
-    if isinstance(error, TimeoutError):
-        return "timeout"
-    if isinstance(error, ConnectionError):
-        return "connection"
+    for kind, name in _KINDS_BY_CLASS:
+        if isinstance(error, kind):
+            return name
     if not isinstance(error, ProviderError):
         return "unknown"
     status = error.status_code

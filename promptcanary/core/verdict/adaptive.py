@@ -52,6 +52,7 @@ from promptcanary.core.config import (
 )
 from promptcanary.core.models import ConfirmedPair, ProbeResult
 from promptcanary.core.verdict.rules import (
+    EPS,
     FISHER,
     MANN_WHITNEY,
     SCREENING,
@@ -69,9 +70,6 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]
 """(probe_id, prompt_id)."""
-
-
-_EPS = 1e-9
 
 
 @dataclass(frozen=True)
@@ -187,7 +185,7 @@ def select_pairs(
         if b.n < 2 or s.n < 1 or inconclusive_reason(b, s):
             continue
         test = choose_test(b, s)
-        if abs(test.effect) < policy.min_effect - _EPS:
+        if abs(test.effect) < policy.min_effect - EPS:
             continue
         if test.effect < 0 and test.p_value() > policy.screen_alpha:
             continue
@@ -353,7 +351,7 @@ def decide_confirmed(
         effects.append(moved if pair.direction == "drop" else -moved)
     adjusted = stats.testable_bh_adjust(raw, floors, alpha=alpha) if tested else []
     for i, p, p_adj, effect in zip(tested, raw, adjusted, effects):
-        flagged = p_adj <= alpha and effect >= min_effect - _EPS
+        flagged = p_adj <= alpha and effect >= min_effect - EPS
         drop = items[i][2].direction == "drop"
         verdicts[i] = Verdict(
             regression=flagged and drop,

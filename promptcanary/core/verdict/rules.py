@@ -35,8 +35,9 @@ from promptcanary.core.models.drift import (
 if TYPE_CHECKING:
     from promptcanary.core.verdict.pairs import Side
 
-# Scores are floats built by division; keep a drop of exactly the threshold on the documented side.
-_EPS = 1e-9
+#: Scores are floats built by division: a drop of exactly a threshold (or effect) stays on the
+#: documented side when compared with this slack (here and in the adaptive rule).
+EPS = 1e-9
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ def decide_single(
             verdicts.append(Verdict(inconclusive=True, inconclusive_reason=reason))
             continue
         delta = c.mean - b.mean
-        regression = not c.passed and delta <= -regression_threshold + _EPS
-        improvement = c.passed and delta >= improvement_threshold - _EPS
+        regression = not c.passed and delta <= -regression_threshold + EPS
+        improvement = c.passed and delta >= improvement_threshold - EPS
         verdicts.append(Verdict(regression=regression, improvement=improvement))
     return verdicts
 
@@ -142,7 +143,7 @@ def decide_multi(
         adjusted = testable_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
-            large = abs(test.effect) >= min_effect - _EPS
+            large = abs(test.effect) >= min_effect - EPS
             b, c = pairs[i]
             why = None if significant else not_enough_evidence(b, c, min_effect=min_effect)
             verdicts[i] = Verdict(
@@ -186,7 +187,7 @@ def not_enough_evidence(baseline: Side, current: Side, *, min_effect: float) -> 
         abs(baseline.passes / baseline.n - current.passes / current.n),
         abs(baseline.mean - current.mean),
     )
-    if moved < min_effect - _EPS:
+    if moved < min_effect - EPS:
         return None
     return THIN_CURRENT if current.n == 1 else THIN_BASELINE
 
@@ -209,7 +210,7 @@ class _Test:
 
     def p_value(self) -> float:
         """One-sided p-value in the direction the data moved (1.0 when nothing moved)."""
-        if abs(self.effect) < _EPS:
+        if abs(self.effect) < EPS:
             return 1.0
         from promptcanary.core.verdict import stats
 
@@ -255,7 +256,7 @@ def choose_test(baseline: Side, current: Side) -> _Test:
     c_rate = current.passes / current.n
     d_pass = b_rate - c_rate
     d_score = baseline.mean - current.mean
-    use_scores = abs(d_score) > abs(d_pass) + _EPS
+    use_scores = abs(d_score) > abs(d_pass) + EPS
     plain = _pass_fail_scores(baseline) and _pass_fail_scores(current)
     return _Test(
         method=MANN_WHITNEY if use_scores else FISHER,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from promptcanary.pipeline.baselines import latest_baseline
 from promptcanary.pipeline.cost import RunPlan, plan_run
@@ -132,26 +132,18 @@ def _sizing(
     from promptcanary.core.verdict import planning
     from promptcanary.core.verdict.behaviour_plan import plan_behaviour
 
-    fixed = planning.plan(
-        effect,
-        baseline_rate=request.baseline_rate,
-        alpha=request.alpha,
-        power=request.power,
-        suite=suite,
-        baseline=baseline,
-        model=request.model,
-        pricer=pricer,
-    )
+    # Both plans answer the same question (this drop, at this rate, alpha and power).
+    question: dict[str, Any] = {
+        "baseline_rate": request.baseline_rate,
+        "alpha": request.alpha,
+        "power": request.power,
+        "suite": suite,
+        "baseline": baseline,
+    }
+    fixed = planning.plan(effect, **question, model=request.model, pricer=pricer)
     adaptive = None
     if suite is None or suite.settings.adaptive:
-        adaptive = planning.plan_adaptive(
-            effect,
-            baseline_rate=request.baseline_rate,
-            alpha=request.alpha,
-            power=request.power,
-            suite=suite,
-            baseline=baseline,
-        )
+        adaptive = planning.plan_adaptive(effect, **question)
     behaviour = plan_behaviour(
         samples=None if adaptive is not None else fixed.samples,
         baseline_samples=suite.settings.baseline_samples if suite else DEFAULT_BASELINE_SAMPLES,
