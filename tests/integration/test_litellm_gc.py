@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from promptcanary.core.models import CanaryPrompt
 from promptcanary.providers import litellm as provider_module
 from promptcanary.providers.litellm import LiteLLMProvider
@@ -54,6 +56,8 @@ def import_in_a_fresh_interpreter(before: str) -> dict[str, object]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+# A fresh interpreter importing LiteLLM: seconds of CPU each, so out of the quick subset.
+@pytest.mark.e2e
 def test_the_import_runs_with_the_collector_paused_and_restores_it() -> None:
     paused = import_in_a_fresh_interpreter("")
     # The plain import starts many (the last test); paused, only the young collection the
@@ -66,10 +70,14 @@ def test_the_import_runs_with_the_collector_paused_and_restores_it() -> None:
     assert paused["env"] == "True"  # never to the network for the price map
 
 
+# A fresh interpreter importing LiteLLM: seconds of CPU each, so out of the quick subset.
+@pytest.mark.e2e
 def test_a_collector_switched_off_beforehand_stays_off() -> None:
     assert import_in_a_fresh_interpreter("gc.disable()")["enabled_after"] is False
 
 
+# A fresh interpreter importing LiteLLM: seconds of CPU each, so out of the quick subset.
+@pytest.mark.e2e
 def test_the_plain_import_starts_collections() -> None:
     # The comparison the pause is measured against (docs/benchmarks.md): without it, the
     # collector runs many times during the import.

@@ -92,6 +92,8 @@ def test_a_command_that_calls_no_model_imports_no_model_client(
     assert heavy == []
 
 
+# Imports LiteLLM in a fresh interpreter (seconds of CPU): out of the quick subset.
+@pytest.mark.e2e
 def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
     # The guard above is not vacuous: the same check sees LiteLLM where a model is called.
     one_prompt_suite(tmp_path, samples=1)
@@ -105,6 +107,8 @@ def test_a_command_that_calls_a_model_does_import_it(tmp_path: Path) -> None:
     assert "litellm" in heavy
 
 
+# Imports LiteLLM in a fresh interpreter (seconds of CPU): out of the quick subset.
+@pytest.mark.e2e
 def test_the_fast_route_never_builds_the_tokenizer_it_does_not_use(tmp_path: Path) -> None:
     # LiteLLM's aiohttp_openai/ dispatch asks for its default tokenizer on every call (0.15-0.4 s
     # of CPU to build); the fast route reads the usage the server sent and counts nothing, so a
