@@ -563,7 +563,7 @@ class DriftReport(BaseModel):
             if moved and not self.has_drift and not self.behaviour_stands
             else f" {moved} while the probes held (behaviour change, severity low)."
             if moved and not self.has_drift
-            else f" {moved.replace('Answers ', 'Answers also ', 1)}."
+            else f" {moved} as well."
             if moved
             else ""
         )

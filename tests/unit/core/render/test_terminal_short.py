@@ -86,3 +86,10 @@ def test_verbose_and_small_reports_list_every_pair() -> None:
     assert "Shortened" not in full
     small = render(drift_report())
     assert "Shortened" not in small and "by cause" not in small
+
+
+def test_the_summary_of_a_drift_also_says_the_answers_changed() -> None:
+    report = large_report()
+    assert report.has_drift and report.behaviour_changes
+    n = len(report.behaviour_changes)
+    assert f"Answers changed on {n} prompt(s) as well." in report.summary
