@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from promptcanary.action import comment
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, Retest
+from promptcanary.core.render import fmt
 from promptcanary.core.render.safety import md_code, md_text, safe_url
 
 #: GitHub refuses issue and comment bodies longer than this.
@@ -401,7 +402,7 @@ def retest_markdown(retest: Retest) -> str:
         "open one is left as it is)."
     )
     return (
-        f"### 🔁 Re-test on fresh answers ({n:,} request{'s' if n != 1 else ''})\n\n"
+        f"### 🔁 Re-test on fresh answers ({fmt.plural(n, 'request')})\n\n"
         f"{md_text(retest.sentence[:1].upper() + retest.sentence[1:], 3000)}\n\n{outcome}"
     )
 

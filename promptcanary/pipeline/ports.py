@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from promptcanary.core.render import fmt
 from promptcanary.pipeline.provider import make_provider
 
 if TYPE_CHECKING:
@@ -56,8 +57,8 @@ class Retesting:
         shown = ", ".join(f"{p} {n}" for p, n in list(self.fresh.items())[:10])
         more = f", {len(self.fresh) - 10} more prompts" if len(self.fresh) > 10 else ""
         return (
-            f"Re-test of the behaviour finding on fresh answers: {self.requests:,} more "
-            f"request{'s' if self.requests != 1 else ''} ({shown}{more})."
+            "Re-test of the behaviour finding on fresh answers: "
+            f"{fmt.plural(self.requests, 'more request')} ({shown}{more})."
         )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from promptcanary.core.models import BehaviourChange, DriftReport
 from promptcanary.core.models.behaviour import RetestOutcome
+from promptcanary.core.render import fmt
 from promptcanary.core.render.safety import clean_text, one_line
 
 #: Most words of the diff shown (both sides together); the rest is elided.
@@ -123,7 +124,7 @@ def attribution_notes(report: DriftReport) -> list[str]:
         r = report.retest
         verdict = "the finding stands" if r.accuses else "not confirmed as a model change"
         notes.append(
-            f"re-tested on {r.requests:,} fresh answer{'s' if r.requests != 1 else ''} (counted in "
+            f"re-tested on {fmt.plural(r.requests, 'fresh answer')} (counted in "
             f"the usage): {verdict} — {r.sentence}"
         )
     return [one_line(n, 600) for n in notes]
