@@ -191,7 +191,8 @@ def _compare(
             )
         )
 
-    from promptcanary.core.verdict.behaviour import attribute, behaviour_changes
+    from promptcanary.core.verdict.attribution import attribute
+    from promptcanary.core.verdict.behaviour import behaviour_changes
 
     changes, tested, suite = behaviour_changes(base_run, current, suite_changes, alpha=alpha)
     attribution = attribute(

@@ -13,6 +13,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
+from promptcanary.core.verdict import attribution as who
 from promptcanary.core.verdict import behaviour as step
 from promptcanary.pipeline import GatePolicy, gate
 
@@ -176,11 +177,11 @@ def test_a_rarely_served_version_missing_from_a_few_answers_is_no_change() -> No
     ]
     base = base.model_copy(update={"llm_responses": mixed})
     current = _run(P[:1], {P[0].id: _paraphrased(12)})
-    counts = (step._served(base, "model"), step._served(current, "model"))
-    assert step.served_change(*counts) is None
+    counts = (who._served(base, "model"), who._served(current, "model"))
+    assert who.served_change(*counts) is None
     # All of them swapped for another name is a change.
     other = _run(P[:1], {P[0].id: _paraphrased(12)}, model="fake-2")
-    assert step.served_change(counts[0], step._served(other, "model")) is not None
+    assert who.served_change(counts[0], who._served(other, "model")) is not None
 
 
 def test_a_settings_edit_is_the_suite_not_the_model() -> None:
@@ -318,7 +319,7 @@ def test_secrets_and_transport_settings_are_never_compared_nor_shown() -> None:
             )
         }
     )
-    assert step.settings_changes(baseline().run_result, current) == []
+    assert who.settings_changes(baseline().run_result, current) == []
     report = compare(baseline(), current)
     assert "sk-secret" not in report.model_dump_json()
     assert report.who_changed == "neither"
