@@ -102,12 +102,7 @@ def measure_batch(
         MeasurementError: the batch failed, expired, or did not finish in time (exit 3).
     """
     from promptcanary.core.run.runner import effective_config
-    from promptcanary.providers.batch import (
-        BatchResultsProvider,
-        BatchSettings,
-        resume_batch,
-        run_batch,
-    )
+    from promptcanary.providers.batch import BatchResultsProvider, BatchSettings, run_batch
     from promptcanary.providers.litellm import LiteLLMProvider
 
     if not isinstance(provider, LiteLLMProvider):
@@ -128,20 +123,15 @@ def measure_batch(
     configured = provider.with_config(config) if config != provider.config else provider
     assert isinstance(configured, LiteLLMProvider)
     settings = BatchSettings(timeout_s=overrides.batch_timeout_s, poll_s=overrides.batch_poll_s)
-    if overrides.batch_id:
-        results = resume_batch(
-            configured,
-            overrides.batch_id,
-            suite.prompts,
-            samples,
-            suite.system_prompt_for,
-            settings,
-            notify=notify,
-        )
-    else:
-        results = run_batch(
-            configured, suite.prompts, samples, suite.system_prompt_for, settings, notify=notify
-        )
+    results = run_batch(
+        configured,
+        suite.prompts,
+        samples,
+        suite.system_prompt_for,
+        settings,
+        batch_id=overrides.batch_id or None,
+        notify=notify,
+    )
     # The money is spent once the batch is done: canary.yaml's max_cost_usd must not abort the
     # scoring of answers already paid for (and file them as a run that "stopped early").
     scored = suite
