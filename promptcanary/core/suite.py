@@ -198,7 +198,7 @@ class CanarySuite:
                 seed), ``concurrency`` (requests in flight, default 8), ``samples`` (times each
                 prompt is sent, default 1), ``max_cost_usd`` (stop issuing requests once this
                 much was spent), ``timeout`` (per request, seconds), ``max_attempts`` (per
-                request, retries included); see :class:`~promptcanary.core.run.options.RunOverrides`.
+                request, retries included); see ``RunOverrides`` (core/run/options.py).
 
         Returns:
             A fully-populated :class:`CanaryRunResult`.
