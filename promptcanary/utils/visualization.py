@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypedDict
 
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -32,9 +32,12 @@ from promptcanary.core.render.trend import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
 
 __all__ = [
+    "ChartOptions",
     "plot_drift_timeline",
     "plot_probe_heatmap",
     "plot_score_history",
@@ -58,26 +61,29 @@ _INCONCLUSIVE_MARK = "?"
 # ── Public API ───────────────────────────────────────────────────────────────────────────────
 
 
-def plot_score_history(
-    snapshots: History,
-    *,
-    title: str = "PromptCanary: score history",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
-) -> Any:
+class ChartOptions(TypedDict, total=False):
+    """The keywords of every ``plot_*`` function."""
+
+    title: str
+    """Chart title (each function has its own default)."""
+    output_path: str | Path | None
+    """Also write the rendered text or HTML here."""
+    mode: str
+    """``auto`` (the default), ``text`` / ``ascii``, ``plotly`` or ``figure`` (module docs)."""
+    echo: bool
+    """In text mode, print the chart (to ``file``, default stdout); default True."""
+    file: IO[str] | None
+    """Where ``echo`` prints."""
+
+
+def plot_score_history(snapshots: History, **options: Unpack[ChartOptions]) -> Any:
     """Overall score of each baseline over time, one series per (suite, model).
 
     Args:
         snapshots: Stored baselines (:class:`BaselineSnapshot`), saved checks
             (:class:`CanaryRunResult`, as ``compare --save-run`` writes them) or trend points, in
             any order.
-        title: Chart title.
-        output_path: Also write the rendered text or HTML here.
-        mode: ``auto``, ``text`` / ``ascii``, ``plotly`` or ``figure`` (see the module docs).
-        echo: In text mode, print the chart (to ``file``, default stdout).
-        file: Where ``echo`` prints.
+        options: ``title``, ``output_path``, ``mode``, ``echo``, ``file`` (:class:`ChartOptions`).
 
     Returns:
         The text chart, the HTML page, or the plotly figure, depending on ``mode``.
@@ -85,50 +91,33 @@ def plot_score_history(
     Raises:
         ValueError: no snapshots, or an unknown mode.
         ImportError: ``plotly`` / ``figure`` mode without plotly installed.
+        TypeError: a keyword that is not one of :class:`ChartOptions`.
     """
     groups = _groups(snapshots, "snapshot")
     return _deliver(
-        mode,
-        lambda: render_score_history(groups, title=title),
-        lambda: _score_history_figure(groups, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
+        options,
+        "PromptCanary: score history",
+        lambda title: render_score_history(groups, title=title),
+        lambda title: _score_history_figure(groups, title),
     )
 
 
-def plot_probe_heatmap(
-    snapshots: History,
-    *,
-    title: str = "PromptCanary: probe scores over time",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
-) -> Any:
+def plot_probe_heatmap(snapshots: History, **options: Unpack[ChartOptions]) -> Any:
     """Each probe's mean score in each baseline: probes down, baselines across.
 
     Same arguments and return values as :func:`plot_score_history`.
     """
     groups = _groups(snapshots, "snapshot")
     return _deliver(
-        mode,
-        lambda: render_probe_heatmap(groups, title=title),
-        lambda: _heatmap_figure(groups, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
+        options,
+        "PromptCanary: probe scores over time",
+        lambda title: render_probe_heatmap(groups, title=title),
+        lambda title: _heatmap_figure(groups, title),
     )
 
 
 def plot_drift_timeline(
-    drift_reports: Sequence[DriftReport],
-    *,
-    title: str = "PromptCanary: drift timeline",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
+    drift_reports: Sequence[DriftReport], **options: Unpack[ChartOptions]
 ) -> Any:
     """Verdict, regressions, improvements and overall score change of each comparison, by date.
 
@@ -138,12 +127,10 @@ def plot_drift_timeline(
     if not reports:
         raise ValueError("At least one drift report is required.")
     return _deliver(
-        mode,
-        lambda: render_drift_timeline(reports, title=title),
-        lambda: _timeline_figure(reports, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
+        options,
+        "PromptCanary: drift timeline",
+        lambda title: render_drift_timeline(reports, title=title),
+        lambda title: _timeline_figure(reports, title),
     )
 
 
@@ -319,23 +306,25 @@ def _resolve(mode: str) -> str:
 
 
 def _deliver(
-    mode: str,
-    text: Callable[[], str],
-    figure: Callable[[], Any],
-    *,
-    output_path: str | Path | None,
-    echo: bool,
-    file: IO[str] | None,
+    options: ChartOptions,
+    default_title: str,
+    text: Callable[[str], str],
+    figure: Callable[[str], Any],
 ) -> Any:
-    chosen = _resolve(mode)
+    unknown = options.keys() - ChartOptions.__annotations__.keys()
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {min(unknown)!r}")
+    chosen = _resolve(options.get("mode", "auto"))
+    title = options.get("title", default_title)
+    output_path = options.get("output_path")
     if chosen == "text":
-        chart = text()
+        chart = text(title)
         if output_path is not None:
             Path(output_path).write_text(chart, encoding="utf-8")
-        if echo:
-            (file or sys.stdout).write(chart)
+        if options.get("echo", True):
+            (options.get("file") or sys.stdout).write(chart)
         return chart
-    fig = figure()
+    fig = figure(title)
     if chosen == "figure":
         if output_path is not None:
             fig.write_html(str(output_path), include_plotlyjs=True)
