@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import Enum
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from promptcanary.core.models.behaviour import (
     Attribution,
@@ -230,8 +230,10 @@ class DriftReport(BaseModel):
     """When that snapshot was saved."""
     current_run_id: str
     """Run id of the current run."""
-    created_at: datetime = Field(default_factory=_now)
-    """When the comparison was made."""
+    created_at: datetime = Field(
+        default_factory=_now, validation_alias=AliasChoices("created_at", "generated_at")
+    )
+    """When the comparison was made (promptcanary 0.2's report files call it "generated_at")."""
     comparisons: list[ProbeComparison] = Field(default_factory=list)
     """The (probe, prompt) pairs present on both sides, sorted by probe id then prompt id."""
     suite_changes: list[SuiteChange] = Field(default_factory=list)
@@ -282,14 +284,6 @@ class DriftReport(BaseModel):
     """The scheduled watch's re-test of a behaviour-only finding on fresh answers (None: not
     re-tested). A finding it does not confirm is no longer a behaviour change that counts
     (:attr:`behaviour_stands`); its requests are in :attr:`current_usage`."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_generated_at(cls, data: Any) -> Any:
-        # promptcanary 0.2's report files call the comparison time "generated_at".
-        if isinstance(data, dict) and "generated_at" in data and "created_at" not in data:
-            data = {**data, "created_at": data["generated_at"]}
-        return data
 
     # ── Derived views ──
     @property

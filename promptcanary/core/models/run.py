@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -532,16 +533,8 @@ class BaselineSnapshot(BaseModel):
     """The full run that was accepted as known-good."""
     created_at: datetime = Field(default_factory=_now)
     """When the snapshot was saved (UTC, microseconds)."""
-    note: str = ""
-    """Optional human note ("pre-release baseline v1")."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_note(cls, data: Any) -> Any:
-        # Older files kept the note outside the model as "_note".
-        if isinstance(data, dict) and "_note" in data and "note" not in data:
-            data = {**data, "note": data["_note"]}
-        return data
+    note: str = Field("", validation_alias=AliasChoices("note", "_note"))
+    """Optional human note ("pre-release baseline v1"); older files kept it as "_note"."""
 
     @field_validator("schema_version", mode="before")
     @classmethod
