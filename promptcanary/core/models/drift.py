@@ -20,6 +20,7 @@ from promptcanary.core.models.run import (
     ProbeCategory,
     ProviderConfig,
     _now,
+    mean_score,
 )
 from promptcanary.core.models.usage import UsageSummary
 
@@ -405,20 +406,14 @@ class DriftReport(BaseModel):
     def overall_baseline_score(self) -> float:
         """Mean baseline score over the pairs measured on both sides (1.0 when there are none):
         each pair's mean over its samples, pairs weighted equally."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(c.baseline_score for c in measured) / len(measured)
+        return mean_score(c.baseline_score for c in self._measured())
 
     @property
     def overall_current_score(self) -> float:
         """Mean current score over the same pairs as :attr:`overall_baseline_score` (1.0 when
         there are none), so both estimate the same quantity: in an adaptive run each pair's
         screening mean (see :attr:`ProbeComparison.headline_current_score`)."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(c.headline_current_score for c in measured) / len(measured)
+        return mean_score(c.headline_current_score for c in self._measured())
 
     @property
     def overall_score_delta(self) -> float:

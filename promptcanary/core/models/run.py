@@ -7,6 +7,7 @@ import json
 import math
 import uuid
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Literal
@@ -43,6 +44,13 @@ def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
     """
     payload = json.dumps([text, system_prompt or ""], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
+
+
+def mean_score(values: Iterable[float]) -> float:
+    """The mean of ``values``, 1.0 when there are none: the overall score (and pass rate) of a
+    run, a comparison or a stored baseline's listing, where nothing measured lost nothing."""
+    values = list(values)
+    return sum(values) / len(values) if values else 1.0
 
 
 def _json_fallback(value: Any) -> Any:
@@ -438,18 +446,12 @@ class CanaryRunResult(BaseModel):
     @property
     def overall_score(self) -> float:
         """Mean score across all (non-errored) probe results. Returns 1.0 if no probes ran."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(r.score for r in measured) / len(measured)
+        return mean_score(r.score for r in self._measured())
 
     @property
     def pass_rate(self) -> float:
         """Fraction of (non-errored) probe results that passed. Returns 1.0 if no probes ran."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(1 for r in measured if r.passed) / len(measured)
+        return mean_score(float(r.passed) for r in self._measured())
 
     @property
     def failed_probes(self) -> list[ProbeResult]:
