@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypedDict
+from typing import IO, TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -56,6 +57,7 @@ _BAR_WIDTH = 20
 #: One character per comparison in the drift strip: none, low, medium, high, critical.
 _SEVERITY_MARKS = {"none": "·", "low": "▂", "medium": "▄", "high": "▆", "critical": "█"}
 _INCONCLUSIVE_MARK = "?"
+_T = TypeVar("_T")
 
 
 # ── Public API ───────────────────────────────────────────────────────────────────────────────
@@ -93,13 +95,7 @@ def plot_score_history(snapshots: History, **options: Unpack[ChartOptions]) -> A
         ImportError: ``plotly`` / ``figure`` mode without plotly installed.
         TypeError: a keyword that is not one of :class:`ChartOptions`.
     """
-    groups = _groups(snapshots, "snapshot")
-    return _deliver(
-        options,
-        "PromptCanary: score history",
-        lambda title: render_score_history(groups, title=title),
-        lambda title: _score_history_figure(groups, title),
-    )
+    return _SCORE_HISTORY.deliver(_groups(snapshots, "snapshot"), options)
 
 
 def plot_probe_heatmap(snapshots: History, **options: Unpack[ChartOptions]) -> Any:
@@ -107,13 +103,7 @@ def plot_probe_heatmap(snapshots: History, **options: Unpack[ChartOptions]) -> A
 
     Same arguments and return values as :func:`plot_score_history`.
     """
-    groups = _groups(snapshots, "snapshot")
-    return _deliver(
-        options,
-        "PromptCanary: probe scores over time",
-        lambda title: render_probe_heatmap(groups, title=title),
-        lambda title: _heatmap_figure(groups, title),
-    )
+    return _PROBE_HEATMAP.deliver(_groups(snapshots, "snapshot"), options)
 
 
 def plot_drift_timeline(
@@ -126,12 +116,7 @@ def plot_drift_timeline(
     reports = sorted(drift_reports, key=lambda r: r.created_at)
     if not reports:
         raise ValueError("At least one drift report is required.")
-    return _deliver(
-        options,
-        "PromptCanary: drift timeline",
-        lambda title: render_drift_timeline(reports, title=title),
-        lambda title: _timeline_figure(reports, title),
-    )
+    return _DRIFT_TIMELINE.deliver(reports, options)
 
 
 # ── Plain text ───────────────────────────────────────────────────────────────────────────────
@@ -139,7 +124,7 @@ def plot_drift_timeline(
 Group = tuple[str, list[TrendPoint]]
 
 
-def render_score_history(groups: Sequence[Group], *, title: str) -> str:
+def render_score_history(groups: Sequence[Group], title: str) -> str:
     """The score history as plain text: a sparkline and a table per (suite, model)."""
     lines = [title]
     for label, points in groups:
@@ -155,7 +140,7 @@ def render_score_history(groups: Sequence[Group], *, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_probe_heatmap(groups: Sequence[Group], *, title: str) -> str:
+def render_probe_heatmap(groups: Sequence[Group], title: str) -> str:
     """Probe scores per baseline as plain text: a shaded cell per probe and baseline."""
     lines = [title]
     for label, points in groups:
@@ -179,7 +164,7 @@ def render_probe_heatmap(groups: Sequence[Group], *, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_drift_timeline(reports: Sequence[DriftReport], *, title: str) -> str:
+def render_drift_timeline(reports: Sequence[DriftReport], title: str) -> str:
     """Comparisons by date as plain text: a severity strip and one row per comparison."""
     strip = "".join(
         _INCONCLUSIVE_MARK if r.is_inconclusive else _SEVERITY_MARKS[r.severity.value]
@@ -305,35 +290,39 @@ def _resolve(mode: str) -> str:
     return chosen
 
 
-def _deliver(
-    options: ChartOptions,
-    default_title: str,
-    text: Callable[[str], str],
-    figure: Callable[[str], Any],
-) -> Any:
-    unknown = options.keys() - ChartOptions.__annotations__.keys()
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {min(unknown)!r}")
-    chosen = _resolve(options.get("mode", "auto"))
-    title = options.get("title", default_title)
-    output_path = options.get("output_path")
-    if chosen == "text":
-        chart = text(title)
+@dataclass(frozen=True)
+class _Chart(Generic[_T]):
+    """One chart: its default title, its text and its plotly rendering of the same data."""
+
+    title: str
+    text: Callable[[_T, str], str]
+    figure: Callable[[_T, str], Any]
+
+    def deliver(self, data: _T, options: ChartOptions) -> Any:
+        """Render ``data`` as ``options`` say (see :class:`ChartOptions`)."""
+        unknown = options.keys() - ChartOptions.__annotations__.keys()
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {min(unknown)!r}")
+        chosen = _resolve(options.get("mode", "auto"))
+        title = options.get("title", self.title)
+        output_path = options.get("output_path")
+        if chosen == "text":
+            chart = self.text(data, title)
+            if output_path is not None:
+                Path(output_path).write_text(chart, encoding="utf-8")
+            if options.get("echo", True):
+                (options.get("file") or sys.stdout).write(chart)
+            return chart
+        fig = self.figure(data, title)
+        if chosen == "figure":
+            if output_path is not None:
+                fig.write_html(str(output_path), include_plotlyjs=True)
+            return fig
+        # The page embeds plotly.js: it opens offline, like the HTML drift report.
+        html = fig.to_html(full_html=True, include_plotlyjs=True)
         if output_path is not None:
-            Path(output_path).write_text(chart, encoding="utf-8")
-        if options.get("echo", True):
-            (options.get("file") or sys.stdout).write(chart)
-        return chart
-    fig = figure(title)
-    if chosen == "figure":
-        if output_path is not None:
-            fig.write_html(str(output_path), include_plotlyjs=True)
-        return fig
-    # The page embeds plotly.js: it opens offline, like the HTML drift report.
-    html = fig.to_html(full_html=True, include_plotlyjs=True)
-    if output_path is not None:
-        Path(output_path).write_text(html, encoding="utf-8")
-    return html
+            Path(output_path).write_text(html, encoding="utf-8")
+        return html
 
 
 # ── plotly figures (only built when plotly is installed) ─────────────────────────────────────
@@ -403,3 +392,11 @@ def _timeline_figure(reports: Sequence[DriftReport], title: str) -> Any:
             yaxis2={"title": {"text": "Δ score"}, "overlaying": "y", "side": "right"},
         ),
     )
+
+
+# The three public charts (defined last: they name the renderers above).
+_SCORE_HISTORY = _Chart("PromptCanary: score history", render_score_history, _score_history_figure)
+_PROBE_HEATMAP = _Chart(
+    "PromptCanary: probe scores over time", render_probe_heatmap, _heatmap_figure
+)
+_DRIFT_TIMELINE = _Chart("PromptCanary: drift timeline", render_drift_timeline, _timeline_figure)
