@@ -72,15 +72,10 @@ def measure(
     assert samples is None or isinstance(samples, int)
     return suite.run(
         provider,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        samples=samples,
-        max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
         workers=overrides.workers,
+        **overrides.run_settings(samples),
     )
 
 
@@ -189,14 +184,9 @@ def measure_shard(
         )
     run = part.run(
         provider,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        samples=samples if isinstance(samples, int) else None,
-        max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
+        **overrides.run_settings(samples if isinstance(samples, int) else None),
     )
     run.shard = shard_record(shard, suite.prompts, run.probes)
     return run
@@ -268,12 +258,4 @@ def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:
 def _run_options(suite: CanarySuite, overrides: Overrides) -> RunOptions:
     from promptcanary.core.run.options import RunOptions
 
-    return RunOptions.from_settings(
-        suite.settings,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        max_cost_usd=overrides.max_cost_usd,
-        show_progress=False,
-    )
+    return RunOptions.from_settings(suite.settings, show_progress=False, **overrides.run_settings())
