@@ -263,6 +263,12 @@ def key_check(
     return score, problems
 
 
+def unexpected_score(count: float, limit: float) -> float:
+    """The score of finding what should be absent ``count`` times (or at that rate) where
+    ``limit`` makes it present: 0.5 at the limit, falling to 0.0 at twice the limit."""
+    return max(0.0, 1.0 - count / (2 * limit))
+
+
 def checks_result(
     probe: BaseProbe,
     prompt: CanaryPrompt,
