@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, ReportFormat
 from promptcanary.core.render.budget import MARKDOWN_BUDGET
-from promptcanary.core.render.context import Placement, ReportView, build_report_view, placed
+from promptcanary.core.render.context import ReportView, build_report_view
 from promptcanary.core.render.json_report import drift_to_json, run_to_json
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.run import RunView, build_run_view
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -88,7 +89,7 @@ class _Report(abc.ABC):
 
     Where it is shown is the same for both kinds: a link to the CI run, how to accept the
     change, a hidden Markdown marker, where the full report is (a
-    :class:`~promptcanary.core.render.context.Placement`, kept as ``_shown``).
+    :class:`~promptcanary.core.render.placement.Placement`, kept as ``_shown``).
     """
 
     _shown: Placement

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeComparison
 from promptcanary.core.render import fmt
@@ -25,6 +25,7 @@ from promptcanary.core.render.behaviour import (
     who_sentence,
     who_short,
 )
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.safety import clean_text, excerpt, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
 from promptcanary.errors import redact
@@ -32,49 +33,12 @@ from promptcanary.errors import redact
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-#: How to accept a change as the new baseline, as Markdown completing "To accept this change as
-#: the new baseline, …". Front-ends with another way (the Action's label) pass their own.
-DEFAULT_ACCEPT_HINT = "run `promptcanary run --save-baseline` and commit the new baseline file"
-
 PROMPT_CHARS = 600
 RESPONSE_CHARS = 1_500
 RESPONSE_LINES = 40
 DIFF_LINES = 60
 REASON_CHARS = 160
 MAX_INCONCLUSIVE_GROUPS = 20
-
-
-class Placement(TypedDict, total=False):
-    """Where a report is shown, the same for a drift report and a run: keywords of the view
-    builders and of the reporters (``core/reporter.py``), each with a default."""
-
-    run_url: str | None
-    """Link to the CI run, shown in the footer (default: none)."""
-    accept_hint: str
-    """How to accept the change as the new baseline, trusted Markdown (default:
-    :data:`DEFAULT_ACCEPT_HINT`; "" shows no such hint)."""
-    marker: str
-    """A hidden first line for the Markdown, e.g. a sticky-comment key (default: none)."""
-    report_location: str | None
-    """Where the full report is, in words: named when the Markdown is cut (default: none)."""
-
-
-def placed(shown: Placement) -> Placement:
-    """``shown`` complete: each default filled in, the location one clean line.
-
-    Raises:
-        TypeError: a keyword that is not one of :class:`Placement`.
-    """
-    unknown = shown.keys() - Placement.__annotations__.keys()
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {min(unknown)!r}")
-    location = shown.get("report_location")
-    return {
-        "run_url": shown.get("run_url"),
-        "accept_hint": shown.get("accept_hint", DEFAULT_ACCEPT_HINT),
-        "marker": shown.get("marker", ""),
-        "report_location": one_line(location, 300) if location else None,
-    }
 
 
 class PairView:

@@ -19,9 +19,8 @@ from promptcanary.core.render.context import (
     REASON_CHARS,
     RESPONSE_CHARS,
     RESPONSE_LINES,
-    Placement,
-    placed,
 )
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.safety import excerpt, one_line
 from promptcanary.errors import redact
 
