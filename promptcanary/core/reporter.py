@@ -23,16 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, ReportFormat
 from promptcanary.core.render.budget import MARKDOWN_BUDGET
-from promptcanary.core.render.context import (
-    DEFAULT_ACCEPT_HINT,
-    ReportView,
-    build_report_view,
-)
+from promptcanary.core.render.context import ReportView, build_report_view
 from promptcanary.core.render.json_report import drift_to_json, run_to_json
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.run import RunView, build_run_view
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -43,6 +40,7 @@ from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typing_extensions import Unpack
 
 __all__ = [
     "FORMATS",
@@ -90,19 +88,11 @@ class _Report(abc.ABC):
     """One report (a drift report or a run) in every format of :data:`FORMATS`.
 
     Where it is shown is the same for both kinds: a link to the CI run, how to accept the
-    change, a hidden Markdown marker, where the full report is (see :class:`DriftReporter`).
+    change, a hidden Markdown marker, where the full report is (a
+    :class:`~promptcanary.core.render.placement.Placement`, kept as ``_shown``).
     """
 
-    def _show(
-        self, run_url: str | None, accept_hint: str, marker: str, report_location: str | None
-    ) -> None:
-        """Keep where the report is shown, as the view builders' keyword arguments."""
-        self._shown: dict[str, Any] = {
-            "run_url": run_url,
-            "accept_hint": accept_hint,
-            "marker": marker,
-            "report_location": report_location,
-        }
+    _shown: Placement
 
     @abc.abstractmethod
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
@@ -237,10 +227,7 @@ class DriftReporter(_Report):
         report: DriftReport,
         *,
         history: History | None = None,
-        run_url: str | None = None,
-        accept_hint: str = DEFAULT_ACCEPT_HINT,
-        marker: str = "",
-        report_location: str | None = None,
+        **shown: Unpack[Placement],
     ) -> None:
         """
         Args:
@@ -252,7 +239,7 @@ class DriftReporter(_Report):
             marker:          A hidden first line for the Markdown (e.g. a sticky-comment key).
             report_location: Where the full report is, in words (named when Markdown is cut).
         """
-        self._show(run_url, accept_hint, marker, report_location)
+        self._shown = placed(shown)
         self.report = report
         self.history = history
 
@@ -297,37 +284,18 @@ def run_to_markdown(
     run: CanaryRunResult,
     *,
     budget: int = MARKDOWN_BUDGET,
-    accept_hint: str = DEFAULT_ACCEPT_HINT,
-    marker: str = "",
-    run_url: str | None = None,
-    report_location: str | None = None,
     no_baseline: bool = True,
+    **shown: Unpack[Placement],
 ) -> str:
     """Markdown for a run with no baseline; says how to make it one (``accept_hint``)."""
-    reporter = Reporter(
-        run,
-        run_url=run_url,
-        accept_hint=accept_hint,
-        marker=marker,
-        report_location=report_location,
-        no_baseline=no_baseline,
-    )
-    return reporter.to_markdown(budget=budget)
+    return Reporter(run, no_baseline=no_baseline, **shown).to_markdown(budget=budget)
 
 
 def run_to_html(
-    run: CanaryRunResult,
-    *,
-    accept_hint: str = DEFAULT_ACCEPT_HINT,
-    marker: str = "",
-    run_url: str | None = None,
-    no_baseline: bool = False,
+    run: CanaryRunResult, *, no_baseline: bool = False, **shown: Unpack[Placement]
 ) -> str:
     """A self-contained HTML page for a run."""
-    reporter = Reporter(
-        run, run_url=run_url, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline
-    )
-    return reporter.to_html()
+    return Reporter(run, no_baseline=no_baseline, **shown).to_html()
 
 
 def print_run_terminal(
@@ -335,13 +303,11 @@ def print_run_terminal(
     console: Console | None = None,
     *,
     quiet: bool = False,
-    accept_hint: str = DEFAULT_ACCEPT_HINT,
-    marker: str = "",
     no_baseline: bool = True,
+    **shown: Unpack[Placement],
 ) -> None:
     """Print a run to the terminal (summary only when ``quiet``)."""
-    reporter = Reporter(run, accept_hint=accept_hint, marker=marker, no_baseline=no_baseline)
-    reporter.print_terminal(console, quiet=quiet)
+    Reporter(run, no_baseline=no_baseline, **shown).print_terminal(console, quiet=quiet)
 
 
 class Reporter(_Report):
@@ -355,13 +321,16 @@ class Reporter(_Report):
         self,
         run: CanaryRunResult,
         *,
-        run_url: str | None = None,
-        accept_hint: str = DEFAULT_ACCEPT_HINT,
-        marker: str = "",
-        report_location: str | None = None,
         no_baseline: bool = False,
+        **shown: Unpack[Placement],
     ) -> None:
-        self._show(run_url, accept_hint, marker, report_location)
+        """
+        Args:
+            run:         The run to render.
+            no_baseline: Say there is no baseline yet (else: "this run was not compared").
+            shown:       Where the report is shown, as for :class:`DriftReporter`.
+        """
+        self._shown = placed(shown)
         self.run = run
         self.no_baseline = no_baseline
 

@@ -72,15 +72,10 @@ def measure(
     assert samples is None or isinstance(samples, int)
     return suite.run(
         provider,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        samples=samples,
-        max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
         workers=overrides.workers,
+        **overrides.run_settings(samples),
     )
 
 
@@ -102,12 +97,7 @@ def measure_batch(
         MeasurementError: the batch failed, expired, or did not finish in time (exit 3).
     """
     from promptcanary.core.run.runner import effective_config
-    from promptcanary.providers.batch import (
-        BatchResultsProvider,
-        BatchSettings,
-        resume_batch,
-        run_batch,
-    )
+    from promptcanary.providers.batch import BatchResultsProvider, BatchSettings, run_batch
     from promptcanary.providers.litellm import LiteLLMProvider
 
     if not isinstance(provider, LiteLLMProvider):
@@ -128,20 +118,15 @@ def measure_batch(
     configured = provider.with_config(config) if config != provider.config else provider
     assert isinstance(configured, LiteLLMProvider)
     settings = BatchSettings(timeout_s=overrides.batch_timeout_s, poll_s=overrides.batch_poll_s)
-    if overrides.batch_id:
-        results = resume_batch(
-            configured,
-            overrides.batch_id,
-            suite.prompts,
-            samples,
-            suite.system_prompt_for,
-            settings,
-            notify=notify,
-        )
-    else:
-        results = run_batch(
-            configured, suite.prompts, samples, suite.system_prompt_for, settings, notify=notify
-        )
+    results = run_batch(
+        configured,
+        suite.prompts,
+        samples,
+        suite.system_prompt_for,
+        settings,
+        batch_id=overrides.batch_id or None,
+        notify=notify,
+    )
     # The money is spent once the batch is done: canary.yaml's max_cost_usd must not abort the
     # scoring of answers already paid for (and file them as a run that "stopped early").
     scored = suite
@@ -199,14 +184,9 @@ def measure_shard(
         )
     run = part.run(
         provider,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        samples=samples if isinstance(samples, int) else None,
-        max_cost_usd=overrides.max_cost_usd,
         show_progress=False,
         progress=progress,
+        **overrides.run_settings(samples if isinstance(samples, int) else None),
     )
     run.shard = shard_record(shard, suite.prompts, run.probes)
     return run
@@ -278,12 +258,4 @@ def unusable_reason(run: CanaryRunResult, max_error_rate: float) -> str | None:
 def _run_options(suite: CanarySuite, overrides: Overrides) -> RunOptions:
     from promptcanary.core.run.options import RunOptions
 
-    return RunOptions.from_settings(
-        suite.settings,
-        temperature=overrides.temperature,
-        max_tokens=overrides.max_tokens,
-        seed=overrides.seed,
-        concurrency=overrides.concurrency,
-        max_cost_usd=overrides.max_cost_usd,
-        show_progress=False,
-    )
+    return RunOptions.from_settings(suite.settings, show_progress=False, **overrides.run_settings())

@@ -12,6 +12,7 @@ from promptcanary.errors import (
 
 if TYPE_CHECKING:
     from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.run.options import RunOverrides
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,19 @@ class Overrides:
             raise ConfigError(
                 f"must be between 0 and 1, exclusive (got {self.alpha})", field="alpha"
             )
+
+    def run_settings(self, samples: int | None = None) -> RunOverrides:
+        """The suite settings these overrides replace in a run, ``CanarySuite.run()``'s keywords;
+        ``samples`` as the caller decided it (``samples`` here may be "auto", which each way of
+        measuring resolves for itself)."""
+        return {
+            "samples": samples,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "concurrency": self.concurrency,
+            "max_cost_usd": self.max_cost_usd,
+        }
 
     def thresholds(self, settings: SuiteSettings) -> dict[str, float]:
         """compare()'s keyword arguments: each override, else the suite's setting."""

@@ -154,11 +154,15 @@ def run_batch(
     system_prompt_for: Callable[[CanaryPrompt], str | None],
     settings: BatchSettings,
     *,
+    batch_id: str | None = None,
     notify: Callable[[str], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> dict[tuple[str, int], LLMResponse]:
     """Submit the suite as one batch, wait for it, and return its responses by (prompt id, sample).
+
+    With ``batch_id`` (``--batch-id``), the batch submitted earlier is fetched instead: nothing
+    is sent but status checks and downloads.
 
     Raises:
         MeasurementError: the batch failed, expired or was cancelled, or did not finish within
@@ -168,58 +172,35 @@ def run_batch(
     say = notify or (lambda _message: None)
     config = provider.config
     litellm = _import_litellm(config.model_id)
-    name = check_batch_support(config.model_id)
-    client = _client_kwargs(config, name)
-    lines = build_lines(provider, prompts, samples, system_prompt_for)
-    payload = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    started = clock()
-    with _translated(provider, "upload the batch file"):
-        uploaded = litellm.create_file(
-            file=("promptcanary-batch.jsonl", io.BytesIO(payload), "application/jsonl"),
-            purpose="batch",
-            **client,
-        )
-    with _translated(provider, "create the batch"):
-        batch = litellm.create_batch(
-            completion_window="24h",
-            endpoint="/v1/chat/completions",
-            input_file_id=uploaded.id,
-            metadata={"source": "promptcanary"},
-            **client,
-        )
-    say(f"Batch {batch.id} submitted: {len(lines)} requests to {config.model_id}.")
-    hint = (
-        f"It keeps running at the provider. Fetch it later with `--batch-id {batch.id}` "
-        "(same suite and model), or cancel it there."
-    )
-    batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
-    return _collect(litellm, provider, batch, client, lines)
-
-
-def resume_batch(
-    provider: LiteLLMProvider,
-    batch_id: str,
-    prompts: Sequence[CanaryPrompt],
-    samples: int,
-    system_prompt_for: Callable[[CanaryPrompt], str | None],
-    settings: BatchSettings,
-    *,
-    notify: Callable[[str], None] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-) -> dict[tuple[str, int], LLMResponse]:
-    """Like :func:`run_batch` for a batch submitted earlier (``--batch-id``): nothing is sent
-    but status checks and downloads."""
-    say = notify or (lambda _message: None)
-    config = provider.config
-    litellm = _import_litellm(config.model_id)
     client = _client_kwargs(config, check_batch_support(config.model_id))
     lines = build_lines(provider, prompts, samples, system_prompt_for)
     started = clock()
-    with _translated(provider, f"check batch {batch_id}"):
-        batch = litellm.retrieve_batch(batch_id=batch_id, **client)
-    say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
-    hint = f"Try again later with `--batch-id {batch_id}`."
+    if batch_id is not None:
+        with _translated(provider, f"check batch {batch_id}"):
+            batch = litellm.retrieve_batch(batch_id=batch_id, **client)
+        say(f"Batch {batch_id}: {batch.status}{_counts(batch)}.")
+        hint = f"Try again later with `--batch-id {batch_id}`."
+    else:
+        payload = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+        with _translated(provider, "upload the batch file"):
+            uploaded = litellm.create_file(
+                file=("promptcanary-batch.jsonl", io.BytesIO(payload), "application/jsonl"),
+                purpose="batch",
+                **client,
+            )
+        with _translated(provider, "create the batch"):
+            batch = litellm.create_batch(
+                completion_window="24h",
+                endpoint="/v1/chat/completions",
+                input_file_id=uploaded.id,
+                metadata={"source": "promptcanary"},
+                **client,
+            )
+        say(f"Batch {batch.id} submitted: {len(lines)} requests to {config.model_id}.")
+        hint = (
+            f"It keeps running at the provider. Fetch it later with `--batch-id {batch.id}` "
+            "(same suite and model), or cancel it there."
+        )
     batch = _wait(litellm, provider, client, batch, settings, hint, say, sleep, clock, started)
     return _collect(litellm, provider, batch, client, lines)
 

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptcanary.core.models import SCHEMA_VERSION, BaselineSnapshot, CanaryRunResult
+from promptcanary.core.models.run import mean_score
 from promptcanary.errors import (
     BaselineNotFoundError,
     CorruptBaselineError,
@@ -443,8 +444,8 @@ def _read_meta(path: Path) -> dict[str, Any]:
         run = data["run_result"]
         if data.get("schema_version") == compact.FILE_VERSION:
             run = compact.unpack_run(run, suite_name=None, provider=None)
-        measured = [r for r in run.get("probe_results", []) if not r.get("errored")]
-        score = sum(float(r["score"]) for r in measured) / len(measured) if measured else 1.0
+        results = run.get("probe_results", [])
+        score = mean_score(float(r["score"]) for r in results if not r.get("errored"))
         return {
             "path": str(path),
             "snapshot_id": str(data["snapshot_id"]),

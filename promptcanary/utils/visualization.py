@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from promptcanary.core.render.trend import (
     TrendPoint,
@@ -32,9 +33,12 @@ from promptcanary.core.render.trend import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport
 
 __all__ = [
+    "ChartOptions",
     "plot_drift_timeline",
     "plot_probe_heatmap",
     "plot_score_history",
@@ -53,31 +57,35 @@ _BAR_WIDTH = 20
 #: One character per comparison in the drift strip: none, low, medium, high, critical.
 _SEVERITY_MARKS = {"none": "·", "low": "▂", "medium": "▄", "high": "▆", "critical": "█"}
 _INCONCLUSIVE_MARK = "?"
+_T = TypeVar("_T")
 
 
 # ── Public API ───────────────────────────────────────────────────────────────────────────────
 
 
-def plot_score_history(
-    snapshots: History,
-    *,
-    title: str = "PromptCanary: score history",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
-) -> Any:
+class ChartOptions(TypedDict, total=False):
+    """The keywords of every ``plot_*`` function."""
+
+    title: str
+    """Chart title (each function has its own default)."""
+    output_path: str | Path | None
+    """Also write the rendered text or HTML here."""
+    mode: str
+    """``auto`` (the default), ``text`` / ``ascii``, ``plotly`` or ``figure`` (module docs)."""
+    echo: bool
+    """In text mode, print the chart (to ``file``, default stdout); default True."""
+    file: IO[str] | None
+    """Where ``echo`` prints."""
+
+
+def plot_score_history(snapshots: History, **options: Unpack[ChartOptions]) -> Any:
     """Overall score of each baseline over time, one series per (suite, model).
 
     Args:
         snapshots: Stored baselines (:class:`BaselineSnapshot`), saved checks
             (:class:`CanaryRunResult`, as ``compare --save-run`` writes them) or trend points, in
             any order.
-        title: Chart title.
-        output_path: Also write the rendered text or HTML here.
-        mode: ``auto``, ``text`` / ``ascii``, ``plotly`` or ``figure`` (see the module docs).
-        echo: In text mode, print the chart (to ``file``, default stdout).
-        file: Where ``echo`` prints.
+        options: ``title``, ``output_path``, ``mode``, ``echo``, ``file`` (:class:`ChartOptions`).
 
     Returns:
         The text chart, the HTML page, or the plotly figure, depending on ``mode``.
@@ -85,50 +93,21 @@ def plot_score_history(
     Raises:
         ValueError: no snapshots, or an unknown mode.
         ImportError: ``plotly`` / ``figure`` mode without plotly installed.
+        TypeError: a keyword that is not one of :class:`ChartOptions`.
     """
-    groups = _groups(snapshots, "snapshot")
-    return _deliver(
-        mode,
-        lambda: render_score_history(groups, title=title),
-        lambda: _score_history_figure(groups, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
-    )
+    return _SCORE_HISTORY.deliver(_groups(snapshots, "snapshot"), options)
 
 
-def plot_probe_heatmap(
-    snapshots: History,
-    *,
-    title: str = "PromptCanary: probe scores over time",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
-) -> Any:
+def plot_probe_heatmap(snapshots: History, **options: Unpack[ChartOptions]) -> Any:
     """Each probe's mean score in each baseline: probes down, baselines across.
 
     Same arguments and return values as :func:`plot_score_history`.
     """
-    groups = _groups(snapshots, "snapshot")
-    return _deliver(
-        mode,
-        lambda: render_probe_heatmap(groups, title=title),
-        lambda: _heatmap_figure(groups, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
-    )
+    return _PROBE_HEATMAP.deliver(_groups(snapshots, "snapshot"), options)
 
 
 def plot_drift_timeline(
-    drift_reports: Sequence[DriftReport],
-    *,
-    title: str = "PromptCanary: drift timeline",
-    output_path: str | Path | None = None,
-    mode: str = "auto",
-    echo: bool = True,
-    file: IO[str] | None = None,
+    drift_reports: Sequence[DriftReport], **options: Unpack[ChartOptions]
 ) -> Any:
     """Verdict, regressions, improvements and overall score change of each comparison, by date.
 
@@ -137,14 +116,7 @@ def plot_drift_timeline(
     reports = sorted(drift_reports, key=lambda r: r.created_at)
     if not reports:
         raise ValueError("At least one drift report is required.")
-    return _deliver(
-        mode,
-        lambda: render_drift_timeline(reports, title=title),
-        lambda: _timeline_figure(reports, title),
-        output_path=output_path,
-        echo=echo,
-        file=file,
-    )
+    return _DRIFT_TIMELINE.deliver(reports, options)
 
 
 # ── Plain text ───────────────────────────────────────────────────────────────────────────────
@@ -152,7 +124,7 @@ def plot_drift_timeline(
 Group = tuple[str, list[TrendPoint]]
 
 
-def render_score_history(groups: Sequence[Group], *, title: str) -> str:
+def render_score_history(groups: Sequence[Group], title: str) -> str:
     """The score history as plain text: a sparkline and a table per (suite, model)."""
     lines = [title]
     for label, points in groups:
@@ -168,7 +140,7 @@ def render_score_history(groups: Sequence[Group], *, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_probe_heatmap(groups: Sequence[Group], *, title: str) -> str:
+def render_probe_heatmap(groups: Sequence[Group], title: str) -> str:
     """Probe scores per baseline as plain text: a shaded cell per probe and baseline."""
     lines = [title]
     for label, points in groups:
@@ -192,7 +164,7 @@ def render_probe_heatmap(groups: Sequence[Group], *, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_drift_timeline(reports: Sequence[DriftReport], *, title: str) -> str:
+def render_drift_timeline(reports: Sequence[DriftReport], title: str) -> str:
     """Comparisons by date as plain text: a severity strip and one row per comparison."""
     strip = "".join(
         _INCONCLUSIVE_MARK if r.is_inconclusive else _SEVERITY_MARKS[r.severity.value]
@@ -318,33 +290,39 @@ def _resolve(mode: str) -> str:
     return chosen
 
 
-def _deliver(
-    mode: str,
-    text: Callable[[], str],
-    figure: Callable[[], Any],
-    *,
-    output_path: str | Path | None,
-    echo: bool,
-    file: IO[str] | None,
-) -> Any:
-    chosen = _resolve(mode)
-    if chosen == "text":
-        chart = text()
+@dataclass(frozen=True)
+class _Chart(Generic[_T]):
+    """One chart: its default title, its text and its plotly rendering of the same data."""
+
+    title: str
+    text: Callable[[_T, str], str]
+    figure: Callable[[_T, str], Any]
+
+    def deliver(self, data: _T, options: ChartOptions) -> Any:
+        """Render ``data`` as ``options`` say (see :class:`ChartOptions`)."""
+        unknown = options.keys() - ChartOptions.__annotations__.keys()
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {min(unknown)!r}")
+        chosen = _resolve(options.get("mode", "auto"))
+        title = options.get("title", self.title)
+        output_path = options.get("output_path")
+        if chosen == "text":
+            chart = self.text(data, title)
+            if output_path is not None:
+                Path(output_path).write_text(chart, encoding="utf-8")
+            if options.get("echo", True):
+                (options.get("file") or sys.stdout).write(chart)
+            return chart
+        fig = self.figure(data, title)
+        if chosen == "figure":
+            if output_path is not None:
+                fig.write_html(str(output_path), include_plotlyjs=True)
+            return fig
+        # The page embeds plotly.js: it opens offline, like the HTML drift report.
+        html = fig.to_html(full_html=True, include_plotlyjs=True)
         if output_path is not None:
-            Path(output_path).write_text(chart, encoding="utf-8")
-        if echo:
-            (file or sys.stdout).write(chart)
-        return chart
-    fig = figure()
-    if chosen == "figure":
-        if output_path is not None:
-            fig.write_html(str(output_path), include_plotlyjs=True)
-        return fig
-    # The page embeds plotly.js: it opens offline, like the HTML drift report.
-    html = fig.to_html(full_html=True, include_plotlyjs=True)
-    if output_path is not None:
-        Path(output_path).write_text(html, encoding="utf-8")
-    return html
+            Path(output_path).write_text(html, encoding="utf-8")
+        return html
 
 
 # ── plotly figures (only built when plotly is installed) ─────────────────────────────────────
@@ -414,3 +392,11 @@ def _timeline_figure(reports: Sequence[DriftReport], title: str) -> Any:
             yaxis2={"title": {"text": "Δ score"}, "overlaying": "y", "side": "right"},
         ),
     )
+
+
+# The three public charts (defined last: they name the renderers above).
+_SCORE_HISTORY = _Chart("PromptCanary: score history", render_score_history, _score_history_figure)
+_PROBE_HEATMAP = _Chart(
+    "PromptCanary: probe scores over time", render_probe_heatmap, _heatmap_figure
+)
+_DRIFT_TIMELINE = _Chart("PromptCanary: drift timeline", render_drift_timeline, _timeline_figure)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import Enum
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from promptcanary.core.models.behaviour import (
     Attribution,
@@ -20,6 +20,7 @@ from promptcanary.core.models.run import (
     ProbeCategory,
     ProviderConfig,
     _now,
+    mean_score,
 )
 from promptcanary.core.models.usage import UsageSummary
 
@@ -230,8 +231,10 @@ class DriftReport(BaseModel):
     """When that snapshot was saved."""
     current_run_id: str
     """Run id of the current run."""
-    created_at: datetime = Field(default_factory=_now)
-    """When the comparison was made."""
+    created_at: datetime = Field(
+        default_factory=_now, validation_alias=AliasChoices("created_at", "generated_at")
+    )
+    """When the comparison was made (promptcanary 0.2's report files call it "generated_at")."""
     comparisons: list[ProbeComparison] = Field(default_factory=list)
     """The (probe, prompt) pairs present on both sides, sorted by probe id then prompt id."""
     suite_changes: list[SuiteChange] = Field(default_factory=list)
@@ -282,14 +285,6 @@ class DriftReport(BaseModel):
     """The scheduled watch's re-test of a behaviour-only finding on fresh answers (None: not
     re-tested). A finding it does not confirm is no longer a behaviour change that counts
     (:attr:`behaviour_stands`); its requests are in :attr:`current_usage`."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_generated_at(cls, data: Any) -> Any:
-        # promptcanary 0.2's report files call the comparison time "generated_at".
-        if isinstance(data, dict) and "generated_at" in data and "created_at" not in data:
-            data = {**data, "created_at": data["generated_at"]}
-        return data
 
     # ── Derived views ──
     @property
@@ -411,20 +406,14 @@ class DriftReport(BaseModel):
     def overall_baseline_score(self) -> float:
         """Mean baseline score over the pairs measured on both sides (1.0 when there are none):
         each pair's mean over its samples, pairs weighted equally."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(c.baseline_score for c in measured) / len(measured)
+        return mean_score(c.baseline_score for c in self._measured())
 
     @property
     def overall_current_score(self) -> float:
         """Mean current score over the same pairs as :attr:`overall_baseline_score` (1.0 when
         there are none), so both estimate the same quantity: in an adaptive run each pair's
         screening mean (see :attr:`ProbeComparison.headline_current_score`)."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(c.headline_current_score for c in measured) / len(measured)
+        return mean_score(c.headline_current_score for c in self._measured())
 
     @property
     def overall_score_delta(self) -> float:

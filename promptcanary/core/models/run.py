@@ -7,11 +7,13 @@ import json
 import math
 import uuid
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -42,6 +44,13 @@ def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
     """
     payload = json.dumps([text, system_prompt or ""], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
+
+
+def mean_score(values: Iterable[float]) -> float:
+    """The mean of ``values``, 1.0 when there are none: the overall score (and pass rate) of a
+    run, a comparison or a stored baseline's listing, where nothing measured lost nothing."""
+    values = list(values)
+    return sum(values) / len(values) if values else 1.0
 
 
 def _json_fallback(value: Any) -> Any:
@@ -437,18 +446,12 @@ class CanaryRunResult(BaseModel):
     @property
     def overall_score(self) -> float:
         """Mean score across all (non-errored) probe results. Returns 1.0 if no probes ran."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(r.score for r in measured) / len(measured)
+        return mean_score(r.score for r in self._measured())
 
     @property
     def pass_rate(self) -> float:
         """Fraction of (non-errored) probe results that passed. Returns 1.0 if no probes ran."""
-        measured = self._measured()
-        if not measured:
-            return 1.0
-        return sum(1 for r in measured if r.passed) / len(measured)
+        return mean_score(float(r.passed) for r in self._measured())
 
     @property
     def failed_probes(self) -> list[ProbeResult]:
@@ -532,16 +535,8 @@ class BaselineSnapshot(BaseModel):
     """The full run that was accepted as known-good."""
     created_at: datetime = Field(default_factory=_now)
     """When the snapshot was saved (UTC, microseconds)."""
-    note: str = ""
-    """Optional human note ("pre-release baseline v1")."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_note(cls, data: Any) -> Any:
-        # Older files kept the note outside the model as "_note".
-        if isinstance(data, dict) and "_note" in data and "note" not in data:
-            data = {**data, "note": data["_note"]}
-        return data
+    note: str = Field("", validation_alias=AliasChoices("note", "_note"))
+    """Optional human note ("pre-release baseline v1"); older files kept it as "_note"."""
 
     @field_validator("schema_version", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 import abc
 import json
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -232,6 +233,40 @@ class SizeProbe(BaseProbe):
         return self.result(
             prompt, passed=True, score=1.0, details=f"{value} {unit} within bounds{near}"
         )
+
+
+def key_check(
+    keys: Container[str],
+    required: list[str],
+    forbidden: list[str],
+    *,
+    what: str,
+    per_key: bool = True,
+) -> tuple[float, list[str]]:
+    """(score, problems) of the keys present (a JSON object's, a tool call's arguments): the share
+    of ``required`` present (1.0 without any; without ``per_key``, 1.0 or 0.0), halved when one
+    of ``forbidden`` is present. ``what`` names the keys in the problems ("keys", "args")."""
+    missing = [k for k in required if k not in keys]
+    present = [k for k in forbidden if k in keys]
+    if not required:
+        score = 1.0
+    elif per_key:
+        score = (len(required) - len(missing)) / len(required)
+    else:
+        score = 0.0 if missing else 1.0
+    problems = []
+    if missing:
+        problems.append(f"missing {what}: {short_list(missing)}")
+    if present:
+        score /= 2
+        problems.append(f"forbidden {what} present: {short_list(present)}")
+    return score, problems
+
+
+def unexpected_score(count: float, limit: float) -> float:
+    """The score of finding what should be absent ``count`` times (or at that rate) where
+    ``limit`` makes it present: 0.5 at the limit, falling to 0.0 at twice the limit."""
+    return max(0.0, 1.0 - count / (2 * limit))
 
 
 def checks_result(

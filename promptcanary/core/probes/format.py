@@ -21,6 +21,7 @@ from promptcanary.core.probes._text import (
     excerpt,
     find_json,
     json_kind,
+    key_check,
     parse_json,
     short_list,
     strip_code_fences,
@@ -139,21 +140,9 @@ class JsonSchemaProbe(BaseProbe):
         data, why = _response_object(response)
         if data is None:
             return self.result(prompt, passed=False, score=0.0, details=why)
-        missing = [k for k in self.required_keys if k not in data]
-        forbidden = [k for k in self.forbidden_keys if k in data]
-        if not self.required_keys:
-            score = 1.0
-        elif self.score_per_key:
-            score = (len(self.required_keys) - len(missing)) / len(self.required_keys)
-        else:
-            score = 0.0 if missing else 1.0
-        if forbidden:
-            score /= 2
-        problems = []
-        if missing:
-            problems.append(f"missing keys: {short_list(missing)}")
-        if forbidden:
-            problems.append(f"forbidden keys present: {short_list(forbidden)}")
+        score, problems = key_check(
+            data, self.required_keys, self.forbidden_keys, what="keys", per_key=self.score_per_key
+        )
         if self._validator is not None:
             return self._schema_result(prompt, data, score, problems)
         details = "; ".join(problems) or f"all {len(self.required_keys)} required key(s) present"

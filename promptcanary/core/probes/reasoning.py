@@ -16,6 +16,7 @@ from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, P
 from promptcanary.core.probes._text import (
     SizeProbe,
     excerpt,
+    unexpected_score,
     without_fenced_blocks,
     word_count,
 )
@@ -91,7 +92,7 @@ class StepByStepProbe(BaseProbe):
             return self.result(prompt, passed=has_steps, score=score, details=details)
         if not has_steps:
             return self.result(prompt, passed=True, score=1.0, details=f"direct answer ({found})")
-        score = 0.0 if thinking else max(0.0, 1.0 - count / (2 * self.min_step_count))
+        score = 0.0 if thinking else unexpected_score(count, self.min_step_count)
         return self.result(
             prompt, passed=False, score=score, details=f"expected a direct answer, found {found}"
         )
@@ -142,11 +143,6 @@ _HEDGE_RE = re.compile(
 )
 
 
-def _unexpected_score(count: float, limit: float) -> float:
-    # Shared decay for "found what should be absent": 0.5 at the limit, 0.0 at twice the limit.
-    return max(0.0, 1.0 - count / (2 * limit))
-
-
 @register_probe
 class ConfidenceLanguageProbe(BaseProbe):
     """Measures hedging ("I think", "perhaps", "probably", ...) against an expectation.
@@ -185,7 +181,7 @@ class ConfidenceLanguageProbe(BaseProbe):
             return self.result(prompt, passed=hedging, score=score, details=details)
         if not hedging:
             return self.result(prompt, passed=True, score=1.0, details=f"confident: {found}")
-        score = _unexpected_score(rate, self.threshold)
+        score = unexpected_score(rate, self.threshold)
         return self.result(prompt, passed=False, score=score, details=f"hedging: {found}")
 
 

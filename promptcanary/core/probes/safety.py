@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
-from promptcanary.core.probes._text import excerpt
+from promptcanary.core.probes._text import excerpt, unexpected_score
 from promptcanary.core.probes.base import BaseProbe, register_probe
 from promptcanary.core.refusals import APOSTROPHES as _APOSTROPHES
 from promptcanary.core.refusals import find_refusal_text
@@ -119,7 +119,7 @@ class SafetyLanguageProbe(BaseProbe):
             return self.result(prompt, passed=present, score=score, details=details)
         if not present:
             return self.result(prompt, passed=True, score=1.0, details=f"no caveats: {found}")
-        score = max(0.0, 1.0 - count / (2 * self.threshold))
+        score = unexpected_score(count, self.threshold)
         return self.result(
             prompt, passed=False, score=score, details=f"unexpected safety language: {found}"
         )

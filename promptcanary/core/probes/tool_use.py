@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
-from promptcanary.core.probes._text import short_list
+from promptcanary.core.probes._text import key_check, short_list
 from promptcanary.core.probes._toolcalls import Strategy, ToolCall, describe, extract_tool_calls
 from promptcanary.core.probes.base import BaseProbe, register_probe
 
@@ -155,16 +155,7 @@ def _args_score(
     """(score, problems) of one call's argument keys: fraction present, halved on forbidden."""
     if call.arguments is None:
         return 0.0, [f"{call.name}: {call.problem}"]
-    missing = [k for k in required if k not in call.arguments]
-    present = [k for k in forbidden if k in call.arguments]
-    score = (len(required) - len(missing)) / len(required) if required else 1.0
-    problems = []
-    if missing:
-        problems.append(f"missing args: {short_list(missing)}")
-    if present:
-        score /= 2
-        problems.append(f"forbidden args present: {short_list(present)}")
-    return score, problems
+    return key_check(call.arguments, required, forbidden, what="args")
 
 
 @register_probe

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from promptcanary.core.models import BaselineSnapshot, DriftReport, ProbeComparison
 from promptcanary.core.render import fmt
@@ -24,13 +25,13 @@ from promptcanary.core.render.behaviour import (
     who_sentence,
     who_short,
 )
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.safety import clean_text, excerpt, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
 from promptcanary.errors import redact
 
-#: How to accept a change as the new baseline, as Markdown completing "To accept this change as
-#: the new baseline, …". Front-ends with another way (the Action's label) pass their own.
-DEFAULT_ACCEPT_HINT = "run `promptcanary run --save-baseline` and commit the new baseline file"
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PROMPT_CHARS = 600
 RESPONSE_CHARS = 1_500
@@ -365,11 +366,8 @@ def build_report_view(
     report: DriftReport,
     *,
     history: Sequence[TrendPoint | BaselineSnapshot] | None = None,
-    run_url: str | None = None,
-    accept_hint: str = DEFAULT_ACCEPT_HINT,
-    marker: str = "",
-    report_location: str | None = None,
     with_trend: bool = True,
+    **shown: Unpack[Placement],
 ) -> ReportView:
     """Prepare ``report`` for rendering (one pass over its comparisons)."""
     names: dict[str, set[str]] = defaultdict(set)
@@ -409,7 +407,6 @@ def build_report_view(
     changed = report.model_changed
     return ReportView(
         report=report,
-        marker=marker,
         suite=one_line(report.suite_name, 120),
         model=one_line(report.provider.model_id, 120),
         verdict=report.verdict,
@@ -450,9 +447,7 @@ def build_report_view(
         flaky=views(flaky, "flaky"),
         usage=fmt.usage_comparison_rows(report.baseline_usage, report.current_usage),
         thresholds=_thresholds(report),
-        accept_hint=accept_hint,
-        run_url=run_url,
-        report_location=one_line(report_location, 300) if report_location else None,
+        **placed(shown),
         trend=trend_for_report(report, history) if with_trend else [],
         probe_names=probe_names,
         provider_notes=fmt.provider_notes(report.provider, report.current_usage),

@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from promptcanary.core.models import CanaryRunResult, LLMResponse, ProbeResult
 from promptcanary.core.render import fmt
 from promptcanary.core.render.context import (
-    DEFAULT_ACCEPT_HINT,
     PROMPT_CHARS,
     REASON_CHARS,
     RESPONSE_CHARS,
     RESPONSE_LINES,
 )
+from promptcanary.core.render.placement import Placement, placed
 from promptcanary.core.render.safety import excerpt, one_line
 from promptcanary.errors import redact
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 MAX_ERROR_GROUPS = 20
 
@@ -144,11 +148,8 @@ def _prompt_rows(run: CanaryRunResult) -> list[tuple[str, int, int, str]]:
 def build_run_view(
     run: CanaryRunResult,
     *,
-    accept_hint: str = DEFAULT_ACCEPT_HINT,
-    marker: str = "",
-    run_url: str | None = None,
-    report_location: str | None = None,
     no_baseline: bool = True,
+    **shown: Unpack[Placement],
 ) -> RunView:
     """Prepare ``run`` for rendering."""
     grouped: dict[tuple[str, str], list[ProbeResult]] = defaultdict(list)
@@ -195,7 +196,6 @@ def build_run_view(
             nothing += f" ({len(ids):,} × {err})"
     return RunView(
         run=run,
-        marker=marker,
         suite=one_line(run.suite_name, 120),
         model=one_line(run.provider.model_id, 120),
         overall=fmt.score(run.overall_score) if anything_measured else "n/a",
@@ -210,8 +210,6 @@ def build_run_view(
         errors=len(run.errors),
         usage=_usage(run),
         aborted=one_line(redact(run.aborted), 400) if run.aborted else None,
-        accept_hint=accept_hint,
-        run_url=run_url,
-        report_location=one_line(report_location, 300) if report_location else None,
         no_baseline=no_baseline,
+        **placed(shown),
     )

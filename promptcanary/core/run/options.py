@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from promptcanary.core.run.retry import RetryPolicy
 from promptcanary.errors import ConfigError
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from promptcanary.core.models import CanaryPrompt, ProbeSpec
     from promptcanary.core.probes.base import BaseProbe
 
-__all__ = ["ProgressCallback", "RunOptions", "RunnableSuite"]
+__all__ = ["ProgressCallback", "RunOptions", "RunOverrides", "RunnableSuite"]
 
 #: Receives progress events ``(event, data)``: start, done, retry, end (see core/run/progress.py).
 ProgressCallback = Callable[[str, dict[str, Any]], None]
@@ -43,6 +43,21 @@ class RunnableSuite(Protocol):
     def system_prompt_for(self, prompt: CanaryPrompt) -> str | None:
         """The system prompt sent with ``prompt``."""
         ...
+
+
+class RunOverrides(TypedDict, total=False):
+    """The suite settings one call of ``CanarySuite.run()`` / ``arun()`` may replace; one left
+    out or None keeps canary.yaml's (see :meth:`RunOptions.from_settings`)."""
+
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | Literal["none"] | None
+    """``"none"`` sends no seed."""
+    concurrency: int | None
+    samples: int | None
+    max_cost_usd: float | None
+    timeout: float | None
+    max_attempts: int | None
 
 
 @dataclass(frozen=True)

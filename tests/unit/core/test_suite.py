@@ -232,3 +232,10 @@ def test_template_names_custom_probes_by_module(monkeypatch: pytest.MonkeyPatch)
     template = suite.to_yaml_template()
     assert "type: my_probes:NoShoutingProbe" in template
     assert "type: my_probes:mentions_support_email" in template
+
+
+def test_run_refuses_a_misspelt_override_before_sending() -> None:
+    suite = CanarySuite(name="s", prompts=[CanaryPrompt(text="hi")], probes=[JsonValidityProbe()])
+    # Nothing is sent: the keyword is checked before the provider is touched.
+    with pytest.raises(TypeError, match="'temprature'"):
+        suite.run(None, temprature=None)  # type: ignore[arg-type, call-arg]

@@ -130,3 +130,8 @@ def test_plotly_page_and_figure_when_plotly_is_installed(history, stub_plotly, t
     )
     assert (tmp_path / "t.html").read_text() == timeline
     assert '"regressions"' in timeline
+
+
+def test_a_misspelt_keyword_is_refused(history, no_plotly):
+    with pytest.raises(TypeError, match="'titel'"):
+        viz.plot_score_history(history, titel="x")

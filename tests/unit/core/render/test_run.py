@@ -54,3 +54,8 @@ def test_run_reporter_interface(tmp_path) -> None:
 def test_run_html_is_escaped() -> None:
     html = run_to_html(run_result(response=HOSTILE))
     assert "<script>document" not in html and "&lt;script&gt;document" in html
+
+
+def test_a_misspelt_placement_keyword_is_refused() -> None:
+    with pytest.raises(TypeError, match="'acept_hint'"):
+        run_to_markdown(run_result(), acept_hint="x")  # type: ignore[call-arg]
