@@ -4,7 +4,7 @@ provider and produces a :class:`CanaryRunResult`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from promptcanary.core.config import (
     SETTINGS_KEYS,
@@ -177,10 +177,17 @@ class CanarySuite:
         self,
         provider: BaseLLMProvider,
         *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | Literal["none"] | None = None,
         show_progress: bool = True,
+        concurrency: int | None = None,
+        samples: int | None = None,
+        max_cost_usd: float | None = None,
+        timeout: float | None = None,
+        max_attempts: int | None = None,
         progress: ProgressCallback | None = None,
         workers: int | None = None,
-        **overrides: Unpack[RunOverrides],
     ) -> CanaryRunResult:
         """Run all prompts against the provider, apply all probes, return results.
 
@@ -190,22 +197,37 @@ class CanarySuite:
 
         Args:
             provider:      The LLM provider to query.
+            temperature:   Override default temperature (0.0 recommended).
+            max_tokens:    Override max_tokens.
+            seed:          Override seed for reproducibility ("none": send no seed).
             show_progress: Whether to show a Rich progress bar.
+            concurrency:   Requests in flight at once (default: suite setting, 8).
+            samples:       Times each prompt is sent (default: suite setting, 1).
+            max_cost_usd:  Stop issuing requests once this much was spent.
+            timeout:       Per-request timeout in seconds.
+            max_attempts:  Attempts per request, retries included.
             progress:      Optional callback receiving progress events (instead of the bar).
             workers:       Processes sharing the run (Linux; see core/run/workers.py; default 1).
-            overrides:     Settings of canary.yaml for this run only (None keeps the suite's):
-                ``temperature`` (0.0 recommended), ``max_tokens``, ``seed`` ("none": send no
-                seed), ``concurrency`` (requests in flight, default 8), ``samples`` (times each
-                prompt is sent, default 1), ``max_cost_usd`` (stop issuing requests once this
-                much was spent), ``timeout`` (per request, seconds), ``max_attempts`` (per
-                request, retries included); see ``RunOverrides`` (core/run/options.py).
 
         Returns:
             A fully-populated :class:`CanaryRunResult`.
         """
+        # The keywords are spelt out (not a RunOverrides **kwargs as in arun) because this is the
+        # documented signature of the library's API: help() and inspect.signature show each one.
         from promptcanary.core.run.runner import run_suite
 
-        options = self._options(show_progress=show_progress, workers=workers, **overrides)
+        options = self._options(
+            show_progress=show_progress,
+            workers=workers,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            concurrency=concurrency,
+            samples=samples,
+            max_cost_usd=max_cost_usd,
+            timeout=timeout,
+            max_attempts=max_attempts,
+        )
         return run_suite(self, self._priced(provider, options), options, progress=progress)
 
     async def arun(
@@ -216,8 +238,9 @@ class CanarySuite:
         progress: ProgressCallback | None = None,
         **overrides: Unpack[RunOverrides],
     ) -> CanaryRunResult:
-        """Async variant of :meth:`run` for callers already inside an event loop (no workers:
-        the run shares the caller's loop)."""
+        """Async variant of :meth:`run` for callers already inside an event loop: the same
+        settings keywords (``RunOverrides``: temperature, max_tokens, seed, concurrency, samples,
+        max_cost_usd, timeout, max_attempts), no workers (the run shares the caller's loop)."""
         from promptcanary.core.run.runner import arun_suite
 
         options = self._options(show_progress=show_progress, **overrides)
