@@ -209,36 +209,7 @@ class Prepared:
     def statistics(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """One row per view (:data:`VIEWS`), one column per split in ``rows``; rounded so that
         splits that differ only by float noise tie exactly."""
-        import numpy as np
-
-        g = self.groups
-        onehot = np.zeros((self.n + self.m, g))
-        onehot[np.arange(self.n + self.m), self.answer_group] = 1.0
-        # einsum, not ``@``: single-threaded, no BLAS thread pool (see features.grams). The
-        # four kernel blocks side by side: one product gives every view's a K for all splits.
-        weights = np.einsum("pi,ig->pg", rows, onehot)
-        stacked = np.einsum("pg,gh->ph", weights, np.hstack(self.kernels))
-        mmd = (stacked.reshape(len(rows), len(self.kernels), g) * weights[:, None, :]).sum(axis=2)
-        # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
-        sizes = onehot.sum(axis=0)
-        in_baseline = (weights + sizes / self.m) / (1.0 / self.n + 1.0 / self.m)
-        novelty = self._novelty(in_baseline > 0.5, sizes - in_baseline)
-        return np.round(np.vstack([mmd.T, novelty[None, :]]), 12)
-
-    def _novelty(
-        self, seen: NDArray[np.bool_], in_current: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        import numpy as np
-
-        out = np.empty(seen.shape[0])
-        step = max(1, _NOVELTY_CHUNK // max(1, self.groups * self.groups))
-        for start in range(0, len(out), step):
-            part = slice(start, start + step)
-            # The nearest baseline answer of each group: the largest similarity to a group that
-            # has a baseline answer in this split (a group's own similarity is 1).
-            nearest = np.where(seen[part, None, :], self.combined[None, :, :], 0.0).max(axis=2)
-            out[part] = (in_current[part] * (1.0 - nearest)).sum(axis=1) / self.m
-        return out
+        return shared_statistics([self], rows[None, :, :])[0]
 
     def novel_current(self) -> int:
         """Current answers whose group has no baseline answer (observed split)."""
@@ -269,6 +240,57 @@ class Prepared:
         return self.combined[np.ix_(self.answer_group, self.answer_group)]
 
 
+def shared_statistics(
+    prepared: Sequence[Prepared], rows: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """:meth:`Prepared.statistics` of several prompts of one shape (the same ``n``, ``m`` and
+    number of groups) in one pass: ``rows`` is prompts × splits × answers, the result prompts
+    × views × splits. Every prompt's numbers are those of its own call (the same products and
+    sums, with one more leading axis), and a thousand prompts cost a few dozen numpy calls
+    instead of a thousand times as many."""
+    import numpy as np
+
+    first = prepared[0]
+    n, m, g = first.n, first.m, first.groups
+    k, splits = rows.shape[0], rows.shape[1]
+    onehot = np.zeros((k, n + m, g))
+    for i, p in enumerate(prepared):
+        onehot[i, np.arange(n + m), p.answer_group] = 1.0
+    kernels = np.stack([np.hstack(p.kernels) for p in prepared])
+    views = len(first.kernels)
+    # einsum, not ``@``: single-threaded, no BLAS thread pool (see features.grams). The kernel
+    # blocks side by side: one product gives every view's a K for all splits.
+    weights = np.einsum("kpi,kig->kpg", rows, onehot)
+    stacked = np.einsum("kpg,kgh->kph", weights, kernels)
+    mmd = (stacked.reshape(k, splits, views, g) * weights[:, :, None, :]).sum(axis=3)
+    # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
+    sizes = onehot.sum(axis=1)[:, None, :]
+    in_baseline = (weights + sizes / m) / (1.0 / n + 1.0 / m)
+    combined = np.stack([p.combined for p in prepared])
+    novelty = _novelty(combined, in_baseline > 0.5, sizes - in_baseline, m)
+    return np.round(np.concatenate([mmd.transpose(0, 2, 1), novelty[:, None, :]], axis=1), 12)
+
+
+def _novelty(
+    combined: NDArray[np.float64],
+    seen: NDArray[np.bool_],
+    in_current: NDArray[np.float64],
+    m: int,
+) -> NDArray[np.float64]:
+    """Per prompt and split, the mean over current answers of 1 − the similarity to the nearest
+    group with a baseline answer (a group's own similarity is 1)."""
+    import numpy as np
+
+    k, splits, g = seen.shape
+    out = np.empty((k, splits))
+    step = max(1, _NOVELTY_CHUNK // max(1, k * g * g))
+    for start in range(0, splits, step):
+        part = slice(start, start + step)
+        nearest = np.where(seen[:, part, None, :], combined[:, None, :, :], 0.0).max(axis=3)
+        out[:, part] = (in_current[:, part] * (1.0 - nearest)).sum(axis=2) / m
+    return out
+
+
 #: Splits are drawn in blocks of this many rows, each from its own seed: a test that stops
 #: early (its first stage is 200 splits) never pays for the splits it did not use.
 BLOCK = 200
@@ -287,14 +309,47 @@ def assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.floa
     return np.vstack(blocks)[:permutations]
 
 
-@lru_cache(maxsize=512)
-def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
+def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> None:
+    """Compute what :meth:`Prepared.split_statistics` reads for ``permutations`` splits of every
+    (grouped answers, seed) in ``strata`` and keep it in each one's cache: the prompts of one
+    shape (answers a side, groups) a few hundred at a time (:func:`shared_statistics`), so a
+    suite's tests cost a few numpy calls per shape, not per prompt. The numbers are those each
+    prompt's own call would give (same seeds, same splits, same arithmetic)."""
     import numpy as np
 
-    rng = np.random.default_rng((seed << 10) + block)
-    # A uniformly random split: the n answers with the smallest random keys are "baseline".
-    keys = rng.random((BLOCK, n + m))
-    cut = np.partition(keys, n - 1, axis=1)[:, n - 1 : n]
-    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
+    shapes: dict[tuple[int, int, int], list[tuple[Prepared, int]]] = {}
+    for prepared, seed in strata:
+        shapes.setdefault((prepared.n, prepared.m, prepared.groups), []).append((prepared, seed))
+    for (n, m, g), members in shapes.items():
+        for b in range(-1, -(-permutations // BLOCK)):  # -1: the observed split
+            todo = [(p, s) for p, s in members if (s, b) not in p._cache]
+            splits = 1 if b < 0 else BLOCK
+            chunk = max(1, _NOVELTY_CHUNK // (splits * max(g * g, n + m)))
+            for start in range(0, len(todo), chunk):
+                part = todo[start : start + chunk]
+                if b < 0:
+                    rows = np.broadcast_to(part[0][0].observed(), (len(part), 1, n + m))
+                else:
+                    rows = _blocks(n, m, tuple(s for _, s in part), b)
+                for (p, s), stats in zip(part, shared_statistics([p for p, _ in part], rows)):
+                    p._cache[(s, b)] = stats
+
+
+@lru_cache(maxsize=512)
+def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
+    a = _blocks(n, m, (seed,), block)[0]
     a.setflags(write=False)
+    return a
+
+
+def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.float64]:
+    """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
+    import numpy as np
+
+    # A uniformly random split: the n answers with the smallest random keys are "baseline".
+    keys = np.stack(
+        [np.random.default_rng((s << 10) + block).random((BLOCK, n + m)) for s in seeds]
+    )
+    cut = np.partition(keys, n - 1, axis=2)[:, :, n - 1 : n]
+    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
     return a
