@@ -42,17 +42,20 @@ _LONGER = 1.25
 _LONGER_WORDS = 5
 # Distinct answers featurised in one call by AnswerSpace.many.
 _BATCH_TEXTS = 400
-# Splits × groups × groups floats held at once by the novelty view (chunked above that).
-_NOVELTY_CHUNK = 2_000_000
+# Floats held at once by one array of the split statistics (prompts and splits chunked above).
+_CHUNK = 2_000_000
 
 
 def loose(text: str) -> str:
     """An answer with case, whitespace and punctuation dropped: what near-duplicates share."""
-    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+    # Every whitespace character is \W: after the substitution only single spaces are left.
+    return _PUNCTUATION.sub(" ", text.lower()).strip()
 
 
 def code_layout(text: str) -> tuple[int, ...]:
     """The indentation of every line inside the answer's code fences (empty without code)."""
+    if "```" not in text and "~~~" not in text:
+        return ()  # no code fence (the usual case: skip the import and the line walk)
     from promptcanary.core.behaviour.features import code_lines
 
     return tuple(len(line) - len(line.lstrip(" \t")) for line in code_lines(text))
@@ -245,30 +248,64 @@ def shared_statistics(
 ) -> NDArray[np.float64]:
     """:meth:`Prepared.statistics` of several prompts of one shape (the same ``n``, ``m`` and
     number of groups) in one pass: ``rows`` is prompts × splits × answers, the result prompts
-    × views × splits. Every prompt's numbers are those of its own call (the same products and
-    sums, with one more leading axis), and a thousand prompts cost a few dozen numpy calls
-    instead of a thousand times as many."""
+    × views × splits. A thousand prompts cost a few dozen numpy calls instead of a thousand
+    times as many."""
     import numpy as np
 
     first = prepared[0]
     n, m, g = first.n, first.m, first.groups
     k, splits = rows.shape[0], rows.shape[1]
-    onehot = np.zeros((k, n + m, g))
-    for i, p in enumerate(prepared):
-        onehot[i, np.arange(n + m), p.answer_group] = 1.0
+    groups = np.stack([p.answer_group for p in prepared])
+    sizes = np.stack([np.bincount(a, minlength=g) for a in groups])
+    weights = _group_sums(rows, groups, sizes)
+    # Every view's a K for all splits, the kernel blocks side by side, the sum over groups
+    # taken one group at a time (the order einsum takes it in: the same sums to the last bit,
+    # in arrays large enough that numpy's per-call cost disappears).
     kernels = np.stack([np.hstack(p.kernels) for p in prepared])
     views = len(first.kernels)
-    # einsum, not ``@``: single-threaded, no BLAS thread pool (see features.grams). The kernel
-    # blocks side by side: one product gives every view's a K for all splits.
-    weights = np.einsum("kpi,kig->kpg", rows, onehot)
-    stacked = np.einsum("kpg,kgh->kph", weights, kernels)
+    stacked = np.zeros((k, splits, views * g))
+    for h in range(g):
+        stacked += weights[:, :, h, None] * kernels[:, None, h, :]
     mmd = (stacked.reshape(k, splits, views, g) * weights[:, :, None, :]).sum(axis=3)
     # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
-    sizes = onehot.sum(axis=1)[:, None, :]
-    in_baseline = (weights + sizes / m) / (1.0 / n + 1.0 / m)
+    size = sizes[:, None, :].astype(np.float64)
+    in_baseline = (weights + size / m) / (1.0 / n + 1.0 / m)
     combined = np.stack([p.combined for p in prepared])
-    novelty = _novelty(combined, in_baseline > 0.5, sizes - in_baseline, m)
+    novelty = _novelty(combined, in_baseline > 0.5, size - in_baseline, m)
     return np.round(np.concatenate([mmd.transpose(0, 2, 1), novelty[:, None, :]], axis=1), 12)
+
+
+def _group_sums(
+    rows: NDArray[np.float64], groups: NDArray[np.intp], sizes: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """Per prompt, split and group: the sum of the split's entries at the group's answers, added
+    one answer at a time in answer order (as the product with a one-hot matrix adds them: the
+    other answers add exact zeros), so every sum is the same to the last bit."""
+    import numpy as np
+
+    k, splits, answers = rows.shape
+    g = sizes.shape[1]
+    if g < 2:  # one group is never tested (prepare gives None): any exact sum will do
+        return rows.sum(axis=2, keepdims=True) if g else np.zeros((k, splits, 0))
+    # members[:, r, j]: the r-th answer of group j, or ``answers`` (a row of zeros) past its end.
+    order = np.argsort(groups, axis=1, kind="stable")
+    starts = np.cumsum(sizes, axis=1) - sizes
+    depth = int(sizes.max())
+    rank = np.arange(depth)[None, :, None]
+    position = np.minimum(starts[:, None, :] + rank, answers - 1).reshape(k, -1)
+    members = np.where(
+        rank < sizes[:, None, :],
+        np.take_along_axis(order, position, axis=1).reshape(k, depth, g),
+        answers,
+    )
+    # Answers along the middle axis: each step gathers whole rows of splits.
+    padded = np.zeros((k, answers + 1, splits))
+    padded[:, :answers, :] = rows.transpose(0, 2, 1)
+    prompt = np.arange(k)[:, None]
+    total = np.zeros((k, g, splits))
+    for r in range(depth):
+        total += padded[prompt, members[:, r, :]]
+    return np.ascontiguousarray(total.transpose(0, 2, 1))
 
 
 def _novelty(
@@ -283,10 +320,17 @@ def _novelty(
 
     k, splits, g = seen.shape
     out = np.empty((k, splits))
-    step = max(1, _NOVELTY_CHUNK // max(1, k * g * g))
+    step = max(1, _CHUNK // max(1, k * g))
     for start in range(0, splits, step):
         part = slice(start, start + step)
-        nearest = np.where(seen[:, part, None, :], combined[:, None, :, :], 0.0).max(axis=3)
+        # The largest similarity to a seen group, one candidate group at a time (the same
+        # maximum as over all at once, in a block that stays in cache). Similarities are >= 0
+        # and every group's own is 1, so starting from 0 changes nothing.
+        nearest = np.zeros((k, seen[:, part].shape[1], g))
+        for h in range(g):
+            np.maximum(
+                nearest, np.where(seen[:, part, h, None], combined[:, None, :, h], 0.0), out=nearest
+            )
         out[:, part] = (in_current[:, part] * (1.0 - nearest)).sum(axis=2) / m
     return out
 
@@ -324,7 +368,8 @@ def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> N
         for b in range(-1, -(-permutations // BLOCK)):  # -1: the observed split
             todo = [(p, s) for p, s in members if (s, b) not in p._cache]
             splits = 1 if b < 0 else BLOCK
-            chunk = max(1, _NOVELTY_CHUNK // (splits * max(g * g, n + m)))
+            # Arrays of splits × (answers + 4 kernel blocks × groups) floats per prompt.
+            chunk = max(1, _CHUNK // (splits * (n + m + 4 * g)))
             for start in range(0, len(todo), chunk):
                 part = todo[start : start + chunk]
                 if b < 0:
@@ -346,10 +391,10 @@ def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.floa
     """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
     import numpy as np
 
+    keys = np.empty((len(seeds), BLOCK, n + m))
+    for row, s in zip(keys, seeds):
+        np.random.default_rng((s << 10) + block).random(out=row)
     # A uniformly random split: the n answers with the smallest random keys are "baseline".
-    keys = np.stack(
-        [np.random.default_rng((s << 10) + block).random((BLOCK, n + m)) for s in seeds]
-    )
     cut = np.partition(keys, n - 1, axis=2)[:, :, n - 1 : n]
     a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
     return a
