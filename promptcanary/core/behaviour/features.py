@@ -65,12 +65,16 @@ _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S", re.MULTILINE)
 _MARKUP = re.compile(r"^\s*#{1,6}\s+\S|\*\*\S", re.MULTILINE)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\s*\n\s*")
+# _SENTENCE on a reversed text: a whitespace run that holds a line break or that follows .!?:;
+_BOUNDARY_BACKWARDS = re.compile(r"\s*\n\s*|\s+(?=[.!?:;])")
 
 _JSON_SLOTS = {"none": 0, "pure": 1, "fenced": 2, "in_prose": 2}
 # Shape attributes: each one-hot group gets this many slots. Length buckets grow ×1.5 each, so
 # 20 of them tell answers apart up to about 2,200 words (16 stopped at about 440: every longer
 # answer looked the same length).
 _SHAPE_SLOTS = (20, 6, 2, 2, 2, 3, 4, 2, 3)
+_OFFSETS = tuple(sum(_SHAPE_SLOTS[:i]) for i in range(len(_SHAPE_SLOTS)))
+_LOG_STEP = math.log(1.5)
 
 
 def cap(text: str) -> str:
@@ -111,10 +115,19 @@ def _edge_sentences(text: str) -> tuple[str, str]:
     stripped = text.strip()
     if not stripped:
         return "", ""
-    # Only the edges are split: the cost must not grow with the answer's length.
-    first = _SENTENCE.split(stripped[: 4 * EDGE_CHARS], maxsplit=1)[0]
-    last = _SENTENCE.split(stripped[-4 * EDGE_CHARS :])[-1]
-    return normalise(first)[:EDGE_CHARS], normalise(last)[-EDGE_CHARS:]
+    # Only the edges are split: the cost must not grow with the answer's length. The first
+    # sentence ends where the first boundary starts. The last starts after the last boundary:
+    # every boundary is a whole whitespace run (one holding a line break, or one after
+    # .!?:;), so the first one found in the reversed tail is the last one of the tail.
+    head = stripped[: 4 * EDGE_CHARS]
+    boundary = _SENTENCE.search(head)
+    first = head[: boundary.start()] if boundary else head
+    backwards = stripped[-4 * EDGE_CHARS :][::-1]
+    boundary = _BOUNDARY_BACKWARDS.search(backwards)
+    last = backwards[: boundary.start()][::-1] if boundary else backwards[::-1]
+    return " ".join(first.split()).lower()[:EDGE_CHARS], " ".join(last.split()).lower()[
+        -EDGE_CHARS:
+    ]
 
 
 def grams(blocks: Sequence[NDArray[np.float64]]) -> list[NDArray[np.float64]]:
@@ -204,24 +217,20 @@ def _shape_slots(text: str) -> list[int]:
     lines = "\n" in stripped
     fence = _has_fence(text)
     values = (
-        min(int(math.log(words + 1) / math.log(1.5)), _SHAPE_SLOTS[0] - 1),
+        min(int(math.log(words + 1) / _LOG_STEP), _SHAPE_SLOTS[0] - 1),
         min(
             (len(_PARAGRAPH.split(stripped)) if lines else 1) if stripped else 0,
             _SHAPE_SLOTS[1] - 1,
         ),
         int(fence),
-        int(lines and len(_LIST.findall(text)) >= 2),
+        int("\n" in text and len(_LIST.findall(text)) >= 2),
         int(("#" in text or "**" in text) and _MARKUP.search(text) is not None),
-        _json_kind(stripped),
+        _json_kind(stripped) if "{" in stripped or "[" in stripped else 0,
         min(int(non_ascii * 4), 3),  # 0, ≥ .25, ≥ .5, ≥ .75 extra bytes per char
         int(stripped.endswith("?")),
         _indentation(text) if fence else 0,
     )
-    slots, offset = [], 0
-    for value, width in zip(values, _SHAPE_SLOTS):
-        slots.append(offset + value)
-        offset += width
-    return slots
+    return [offset + value for offset, value in zip(_OFFSETS, values)]
 
 
 def _has_fence(text: str) -> bool:
