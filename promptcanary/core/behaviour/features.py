@@ -186,7 +186,8 @@ def _ngram_block(
     norms = np.sqrt(np.bincount(owner, weights=roots * roots, minlength=rows))
     matrix = np.zeros(rows * buckets, dtype=np.float32)
     matrix[cells] = (roots / norms[owner]).astype(np.float32)
-    result: NDArray[np.float64] = matrix.reshape(rows, buckets)
+    # float32 rows, as _unit_rows gives: the annotation is the blocks' common type.
+    result: NDArray[np.float64] = matrix.reshape(rows, buckets)  # type: ignore[assignment]
     return result
 
 

@@ -9,9 +9,10 @@ which answers are "baseline" and which "current".
   vector ``a`` (``1/n`` for a baseline answer, ``-1/m`` for a current one), the biased MMD² is
   ``aᵀ K a`` = mean k(baseline, baseline) + mean k(current, current) − 2 mean k(baseline,
   current). A permutation only moves the entries of ``a``, so all permutations are one matrix
-  product: ``((A @ K) * A).sum(1)`` for the matrix ``A`` of permuted assignments. ``A`` depends
-  only on ``(n, m, permutations, seed)`` and is cached, so 1,000 prompts with the same sample
-  counts share it.
+  product: ``((A @ K) * A).sum(1)`` for the matrix ``A`` of permuted assignments, drawn from the
+  prompt's own seed. :func:`test_many` runs the tests of a whole suite: the splits of every
+  prompt of one shape (answers a side, groups) go through those products together
+  (:func:`.space.share_splits`), each prompt's numbers the same as in a test of its own.
 * **p-value.** ``(1 + #{permuted statistics >= observed}) / (1 + permutations)``: valid at every
   sample size (the permutation null is exact when the answers are exchangeable under no change)
   and never 0. The smallest p-value a pair can reach, :attr:`AnswerTest.min_p_value`, feeds the

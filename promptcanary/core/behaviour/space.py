@@ -212,7 +212,8 @@ class Prepared:
     def statistics(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """One row per view (:data:`VIEWS`), one column per split in ``rows``; rounded so that
         splits that differ only by float noise tie exactly."""
-        return shared_statistics([self], rows[None, :, :])[0]
+        stats: NDArray[np.float64] = shared_statistics([self], rows[None, :, :])[0]
+        return stats
 
     def novel_current(self) -> int:
         """Current answers whose group has no baseline answer (observed split)."""
@@ -382,7 +383,7 @@ def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> N
 
 @lru_cache(maxsize=512)
 def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
-    a = _blocks(n, m, (seed,), block)[0]
+    a: NDArray[np.float64] = _blocks(n, m, (seed,), block)[0]
     a.setflags(write=False)
     return a
 
