@@ -260,8 +260,8 @@ def shared_statistics(
     sizes = np.stack([np.bincount(a, minlength=g) for a in groups])
     weights = _group_sums(rows, groups, sizes)
     # Every view's a K for all splits, the kernel blocks side by side, the sum over groups
-    # taken one group at a time (the order einsum takes it in: the same sums to the last bit,
-    # in arrays large enough that numpy's per-call cost disappears).
+    # taken one group at a time (the order a one-prompt einsum over groups adds in: the same
+    # sums to the last bit, in arrays large enough that numpy's per-call cost disappears).
     kernels = np.stack([np.hstack(p.kernels) for p in prepared])
     views = len(first.kernels)
     stacked = np.zeros((k, splits, views * g))
@@ -286,7 +286,7 @@ def _group_sums(
 
     k, splits, answers = rows.shape
     g = sizes.shape[1]
-    if g < 2:  # one group is never tested (prepare gives None): any exact sum will do
+    if g < 2:  # one group is never tested (prepare gives None): no order to keep
         return rows.sum(axis=2, keepdims=True) if g else np.zeros((k, splits, 0))
     # members[:, r, j]: the r-th answer of group j, or ``answers`` (a row of zeros) past its end.
     order = np.argsort(groups, axis=1, kind="stable")
@@ -357,7 +357,7 @@ def assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.floa
 def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> None:
     """Compute what :meth:`Prepared.split_statistics` reads for ``permutations`` splits of every
     (grouped answers, seed) in ``strata`` and keep it in each one's cache: the prompts of one
-    shape (answers a side, groups) a few hundred at a time (:func:`shared_statistics`), so a
+    shape (answers a side, groups) up to a few hundred at a time (:func:`shared_statistics`), so a
     suite's tests cost a few numpy calls per shape, not per prompt. The numbers are those each
     prompt's own call would give (same seeds, same splits, same arithmetic)."""
     import numpy as np
