@@ -57,7 +57,7 @@ from promptcanary.core.behaviour import (
     holm,
     pooled_test,
     prompt_seed,
-    screen,
+    screen_many,
     suite_test,
 )
 from promptcanary.core.behaviour import adaptive as gating
@@ -175,6 +175,7 @@ def check_run(
     """One check run: (named prompt ids, pooled test rejected, requests per prompt); ``shifts``,
     when given, gets the named prompts whose answers shifted among ones the baseline holds."""
     items, requests = [], 0
+    drawn = []
     for index, pid in enumerate(prompts):
         baseline = model.baseline(pid, BASELINE, 10_000_000 + baseline_seed * 1000 + index)
         seed = 20_000_000 + check_seed * 1000 + index
@@ -183,15 +184,15 @@ def check_run(
             items.append(PromptAnswers(pid, baseline, current, current))
             requests += FIXED
             continue
-        answers = model.check(pid, TOPUP_SAMPLES, seed)
-        screening = answers[:SCREENING]
+        drawn.append((pid, baseline, model.check(pid, TOPUP_SAMPLES, seed)))
+    # The gate of every prompt at once, as topup_prompts() screens a check.
+    screened = screen_many([(b, a[:SCREENING], prompt_seed(pid)) for pid, b, a in drawn], tau=tau)
+    for (pid, baseline, answers), test in zip(drawn, screened):
         requests += SCREENING
-        topped = scheme == "always" or gating.gate(
-            screen(baseline, screening, seed=prompt_seed(pid), tau=tau), gate_p=gate_p
-        )
+        topped = scheme == "always" or gating.gate(test, gate_p=gate_p)
         if topped:
             requests += TOPUP_SAMPLES - SCREENING
-        items.append(PromptAnswers(pid, baseline, screening, answers if topped else None))
+        items.append(PromptAnswers(pid, baseline, answers[:SCREENING], answers if topped else None))
     result = suite_test(items, alpha=ALPHA, tau=tau)
     named = {pid for pid, hit in zip(result.prompt_ids, result.decision.flagged) if hit}
     if shifts is not None:
@@ -516,6 +517,23 @@ def cpu(label: str, work: Callable[[], object], repeats: int) -> str:
     return f"| {label} | {1000 * statistics.median(times):.0f} ms | {1000 * min(times):.0f} ms |"
 
 
+def unchanged_check(prompts: Sequence[PromptAnswers]) -> object:
+    """The answer test of a check with the default ``samples: auto``: the gate of every prompt
+    (its 3 screening answers against the baseline), then the suite test (pooled over the
+    screening answers; the prompts the gate let through tested on all 12)."""
+    tests = screen_many(
+        [(p.baseline, p.pooled[:SCREENING], prompt_seed(p.prompt_id)) for p in prompts]
+    )
+    return suite_test(
+        [
+            PromptAnswers(
+                p.prompt_id, p.baseline, p.pooled[:SCREENING], p.pooled if gating.gate(t) else None
+            )
+            for p, t in zip(prompts, tests)
+        ]
+    )
+
+
 def cpu_section() -> None:
     print("\n## CPU time of the answer test (process time; median and best of the repeats)\n")
     print("| work | median | best |")
@@ -526,18 +544,12 @@ def cpu_section() -> None:
         for p in prompts
         for c in [sample_answers(p, TOPUP_SAMPLES, seed=2)]
     ]
-    print(cpu("20 prompts × (30 vs 12), all tested and pooled", lambda: suite_test(small), 7))
-    gated = [PromptAnswers(p.prompt_id, p.baseline, p.pooled[:3], None) for p in small]
-    print(
-        cpu("20 prompts × (30 vs 3), gate only (nothing topped up)", lambda: suite_test(gated), 7)
-    )
     large = []
     for i in range(1000):
         b, c = small[i % len(small)].baseline, small[i % len(small)].pooled
         # Distinct texts per prompt, so nothing is shared between prompts but the code.
         b, c = [f"{a} ({i})" for a in b], [f"{a} ({i})" for a in c]
         large.append(PromptAnswers(f"p{i}", b, c, c))
-    print(cpu("1,000 prompts × (30 vs 12), all tested and pooled", lambda: suite_test(large), 3))
     distinct = []
     for i, item in enumerate(large):
         both = [*item.baseline, *item.pooled]
@@ -545,13 +557,25 @@ def cpu_section() -> None:
         tagged = [f"{a} ({i}.{t})" for a, t in zip(both, tags)]
         b, c = tagged[: len(item.baseline)], tagged[len(item.baseline) :]
         distinct.append(PromptAnswers(item.prompt_id, b, c, c))
-    print(
-        cpu(
-            "1,000 prompts × (30 vs 12), every answer distinct, all tested and pooled",
-            lambda: suite_test(distinct),
-            3,
+    for label, suite, repeats in (
+        ("20 prompts", small, 7),
+        ("1,000 prompts", large, 3),
+        ("1,000 prompts, every answer distinct", distinct, 3),
+    ):
+        print(
+            cpu(
+                f"{label} × (30 vs 12), all tested and pooled",
+                lambda s=suite: suite_test(s),
+                repeats,
+            )
         )
-    )
+        print(
+            cpu(
+                f"{label}, an unchanged check with samples: auto (gate on 30 vs 3, then the suite test)",
+                lambda s=suite: unchanged_check(s),
+                repeats,
+            )
+        )
 
 
 def main() -> None:

@@ -7,7 +7,8 @@
 * :func:`suite_test` — every prompt's test, the pooled suite-level test and the decision
   (:func:`decide`: pooled at alpha / 2, Holm at alpha / 2 or alpha once the pooled test rejected).
 * :mod:`.groups` — near-duplicate answers grouped before every test (:data:`TAU`).
-* :mod:`.adaptive` — the gated top-up of ``samples: auto`` (:func:`needs_topup`).
+* :mod:`.adaptive` — the gated top-up of ``samples: auto`` (:func:`needs_topup`; :func:`screen_many`
+  screens a whole suite at once).
 * :func:`describe_change` — modes that appeared or vanished, named properties that moved, a word
   diff of a typical old and new answer, bullet lines and a one-line summary.
 * :func:`detectable_share` / :func:`detectable_effect` — what ``plan`` can promise.
@@ -26,6 +27,7 @@ from promptcanary.core.behaviour.adaptive import (
     gate,
     needs_topup,
     screen,
+    screen_many,
 )
 from promptcanary.core.behaviour.describe import (
     BehaviourDescription,
@@ -91,6 +93,7 @@ __all__ = [
     "pooled_test",
     "prompt_seed",
     "screen",
+    "screen_many",
     "suite_test",
     "typical_pair",
     "word_diff",

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from promptcanary.core.behaviour.groups import TAU
-from promptcanary.core.behaviour.mmd import AnswerTest, answer_test
-from promptcanary.core.behaviour.space import AnswerSpace
+from promptcanary.core.behaviour.mmd import AnswerTest, answer_test, test_many
+from promptcanary.core.behaviour.space import AnswerSpace, Prepared
 
 #: Screening samples per prompt the scheme was measured with (the suite's ``screening``).
 SCREENING_SAMPLES = 3
@@ -50,6 +50,26 @@ def screen(
     return answer_test(
         baseline, screening, permutations=SCREEN_PERMUTATIONS, seed=seed, tau=tau, space=space
     )
+
+
+def screen_many(
+    items: Sequence[tuple[Sequence[str], Sequence[str], int]], *, tau: float = TAU
+) -> list[AnswerTest]:
+    """:func:`screen` of every (baseline, screening answers, seed), same order and the same
+    results: the answers of all prompts featurised together and their splits permuted together
+    (:func:`.mmd.test_many`), which is what keeps the gate of a large suite cheap."""
+    spaces = AnswerSpace.many([[*baseline, *screening] for baseline, screening, _ in items])
+    results: dict[int, AnswerTest] = {}
+    jobs: list[tuple[int, Prepared, int]] = []
+    for i, ((baseline, screening, seed), space) in enumerate(zip(items, spaces)):
+        prepared = space.prepare(baseline, screening, tau=tau)
+        if prepared is None:  # nothing to compare: the untestable result screen() gives
+            results[i] = answer_test(baseline, screening, tau=tau, space=space)
+        else:
+            jobs.append((i, prepared, seed))
+    tests = test_many([(p, s) for _, p, s in jobs], permutations=SCREEN_PERMUTATIONS)
+    results.update(zip((i for i, _, _ in jobs), tests))
+    return [results[i] for i in range(len(items))]
 
 
 def gate(test: AnswerTest, *, gate_p: float = GATE_P) -> bool:

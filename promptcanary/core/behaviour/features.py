@@ -60,18 +60,21 @@ EDGE_BUCKETS_BITS = 8
 #: Block weights: (content, opening, closing, shape). Sum to 1 so that k(x, x) = 1.
 WEIGHTS = (0.4, 0.25, 0.15, 0.2)
 
-_SPACE = re.compile(r"\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
 _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S", re.MULTILINE)
 _MARKUP = re.compile(r"^\s*#{1,6}\s+\S|\*\*\S", re.MULTILINE)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\s*\n\s*")
+# _SENTENCE on a reversed text: a whitespace run that holds a line break or that follows .!?:;
+_BOUNDARY_BACKWARDS = re.compile(r"\s*\n\s*|\s+(?=[.!?:;])")
 
 _JSON_SLOTS = {"none": 0, "pure": 1, "fenced": 2, "in_prose": 2}
 # Shape attributes: each one-hot group gets this many slots. Length buckets grow ×1.5 each, so
 # 20 of them tell answers apart up to about 2,200 words (16 stopped at about 440: every longer
 # answer looked the same length).
 _SHAPE_SLOTS = (20, 6, 2, 2, 2, 3, 4, 2, 3)
+_OFFSETS = tuple(sum(_SHAPE_SLOTS[:i]) for i in range(len(_SHAPE_SLOTS)))
+_LOG_STEP = math.log(1.5)
 
 
 def cap(text: str) -> str:
@@ -83,7 +86,8 @@ def cap(text: str) -> str:
 
 def normalise(text: str) -> str:
     """Lowercased, whitespace runs joined to one space, stripped."""
-    return _SPACE.sub(" ", text).strip().lower()
+    # str.split() and the regex \s agree on what whitespace is; the split is the cheaper.
+    return " ".join(text.split()).lower()
 
 
 def featurise(answers: Sequence[str]) -> list[NDArray[np.float64]]:
@@ -111,10 +115,19 @@ def _edge_sentences(text: str) -> tuple[str, str]:
     stripped = text.strip()
     if not stripped:
         return "", ""
-    # Only the edges are split: the cost must not grow with the answer's length.
-    first = _SENTENCE.split(stripped[: 4 * EDGE_CHARS], maxsplit=1)[0]
-    last = _SENTENCE.split(stripped[-4 * EDGE_CHARS :])[-1]
-    return normalise(first)[:EDGE_CHARS], normalise(last)[-EDGE_CHARS:]
+    # Only the edges are split: the cost must not grow with the answer's length. The first
+    # sentence ends where the first boundary starts. The last starts after the last boundary:
+    # every boundary is a whole whitespace run (one holding a line break, or one after
+    # .!?:;), so the first one found in the reversed tail is the last one of the tail.
+    head = stripped[: 4 * EDGE_CHARS]
+    boundary = _SENTENCE.search(head)
+    first = head[: boundary.start()] if boundary else head
+    backwards = stripped[-4 * EDGE_CHARS :][::-1]
+    boundary = _BOUNDARY_BACKWARDS.search(backwards)
+    last = backwards[: boundary.start()][::-1] if boundary else backwards[::-1]
+    return " ".join(first.split()).lower()[:EDGE_CHARS], " ".join(last.split()).lower()[
+        -EDGE_CHARS:
+    ]
 
 
 def grams(blocks: Sequence[NDArray[np.float64]]) -> list[NDArray[np.float64]]:
@@ -161,9 +174,21 @@ def _ngram_block(
     row = np.repeat(np.arange(rows), lengths)[:windows]
     valid = np.arange(windows) + n <= ends[row]  # the n-gram stays inside its own text
     index = row[valid] * buckets + bucket[valid].astype(np.int64)
-    counts = np.bincount(index, minlength=rows * buckets).astype(np.float64)
-    matrix = np.sqrt(counts.reshape(rows, buckets))
-    return _unit_rows(matrix)
+    # Only the cells that hold a count are computed (a short answer fills a few dozen of the
+    # 1,024): the square root of each count over its row's norm, in float64, then float32.
+    # ||row||² is the sum of its squared roots (summed in another order than a dense row's
+    # norm: the float32 result is the same unless a float64 quotient lies within a few
+    # 2⁻⁵² of a float32 rounding midpoint, a chance of about 2⁻²⁷ per cell).
+    counts = np.bincount(index, minlength=rows * buckets)
+    cells = np.flatnonzero(counts)
+    roots = np.sqrt(counts[cells].astype(np.float64))
+    owner = cells // buckets
+    norms = np.sqrt(np.bincount(owner, weights=roots * roots, minlength=rows))
+    matrix = np.zeros(rows * buckets, dtype=np.float32)
+    matrix[cells] = (roots / norms[owner]).astype(np.float32)
+    # float32 rows, as _unit_rows gives: the annotation is the blocks' common type.
+    result: NDArray[np.float64] = matrix.reshape(rows, buckets)  # type: ignore[assignment]
+    return result
 
 
 def _shape_block(texts: Sequence[str]) -> NDArray[np.float64]:
@@ -172,8 +197,8 @@ def _shape_block(texts: Sequence[str]) -> NDArray[np.float64]:
     rows = [_shape_slots(t) for t in texts]
     width = sum(_SHAPE_SLOTS)
     matrix = np.zeros((len(texts), width))
-    for i, slots in enumerate(rows):
-        matrix[i, slots] = 1.0
+    if rows:
+        matrix[np.arange(len(rows))[:, None], np.array(rows, dtype=np.intp)] = 1.0
     return _unit_rows(matrix)
 
 
@@ -182,28 +207,41 @@ def _shape_slots(text: str) -> list[int]:
     words = len(text.split())
     # Extra UTF-8 bytes per character: 0 for ASCII, ~0.05 for accented Latin, 1-2 for other
     # scripts. A cheap stand-in for "which script", with no loop over characters.
-    non_ascii = (len(text.encode("utf-8", "replace")) - len(text)) / max(len(text), 1)
+    non_ascii = (
+        0.0
+        if text.isascii()
+        else (len(text.encode("utf-8", "replace")) - len(text)) / max(len(text), 1)
+    )
     stripped = text.strip()
+    # Each regular expression runs only when the text holds what it needs to match (a line
+    # break, a fence, a "#" or "**"): most answers skip most of them.
+    lines = "\n" in stripped
+    fence = _has_fence(text)
     values = (
-        min(int(math.log(words + 1) / math.log(1.5)), _SHAPE_SLOTS[0] - 1),
-        min(len(_PARAGRAPH.split(stripped)) if stripped else 0, _SHAPE_SLOTS[1] - 1),
-        int(bool(_FENCE.search(text))),
-        int(len(_LIST.findall(text)) >= 2),
-        int(bool(_MARKUP.search(text))),
-        _json_kind(stripped),
+        min(int(math.log(words + 1) / _LOG_STEP), _SHAPE_SLOTS[0] - 1),
+        min(
+            (len(_PARAGRAPH.split(stripped)) if lines else 1) if stripped else 0,
+            _SHAPE_SLOTS[1] - 1,
+        ),
+        int(fence),
+        int("\n" in text and len(_LIST.findall(text)) >= 2),
+        int(("#" in text or "**" in text) and _MARKUP.search(text) is not None),
+        _json_kind(stripped) if "{" in stripped or "[" in stripped else 0,
         min(int(non_ascii * 4), 3),  # 0, ≥ .25, ≥ .5, ≥ .75 extra bytes per char
         int(stripped.endswith("?")),
-        code_indentation(text),
+        _indentation(text) if fence else 0,
     )
-    slots, offset = [], 0
-    for value, width in zip(values, _SHAPE_SLOTS):
-        slots.append(offset + value)
-        offset += width
-    return slots
+    return [offset + value for offset, value in zip(_OFFSETS, values)]
+
+
+def _has_fence(text: str) -> bool:
+    return ("```" in text or "~~~" in text) and _FENCE.search(text) is not None
 
 
 def code_lines(text: str) -> list[str]:
     """The lines inside code fences (what whitespace collapsing would destroy)."""
+    if "```" not in text and "~~~" not in text:
+        return []  # no fence, nothing inside one
     inside, lines = False, []
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -217,9 +255,11 @@ def code_indentation(text: str) -> int:
     """0 = no code fence, 1 = fenced code without indented lines, 2 = with indented lines.
     Whitespace joined to one space makes every answer look alike to the n-gram blocks; this
     attribute is where code that lost its indentation shows."""
-    if not _FENCE.search(text):
-        return 0
-    return 2 if any(line[:1] in (" ", "\t") for line in code_lines(text)) else 1
+    return _indentation(text) if _has_fence(text) else 0
+
+
+def _indentation(fenced: str) -> int:
+    return 2 if any(line[:1] in (" ", "\t") for line in code_lines(fenced)) else 1
 
 
 def _json_kind(stripped: str) -> int:

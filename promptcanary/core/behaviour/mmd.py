@@ -9,9 +9,10 @@ which answers are "baseline" and which "current".
   vector ``a`` (``1/n`` for a baseline answer, ``-1/m`` for a current one), the biased MMD² is
   ``aᵀ K a`` = mean k(baseline, baseline) + mean k(current, current) − 2 mean k(baseline,
   current). A permutation only moves the entries of ``a``, so all permutations are one matrix
-  product: ``((A @ K) * A).sum(1)`` for the matrix ``A`` of permuted assignments. ``A`` depends
-  only on ``(n, m, permutations, seed)`` and is cached, so 1,000 prompts with the same sample
-  counts share it.
+  product: ``((A @ K) * A).sum(1)`` for the matrix ``A`` of permuted assignments, drawn from the
+  prompt's own seed. :func:`test_many` runs the tests of a whole suite: the splits of every
+  prompt of one shape (answers a side, groups) go through those products together
+  (:func:`.space.share_splits`), each prompt's numbers the same as in a test of its own.
 * **p-value.** ``(1 + #{permuted statistics >= observed}) / (1 + permutations)``: valid at every
   sample size (the permutation null is exact when the answers are exchangeable under no change)
   and never 0. The smallest p-value a pair can reach, :attr:`AnswerTest.min_p_value`, feeds the
@@ -130,35 +131,62 @@ def test_prepared(
     prepared: Prepared, *, permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0
 ) -> AnswerTest:
     """The test of answers already grouped (:meth:`AnswerSpace.prepare`)."""
-    n, m = prepared.n, prepared.m
-    if n < 2 or m < 2:
-        return _untestable(n, m)
-    observed_a = prepared.observed()
-    used = min(permutations, STAGES[0][0])
-    result = _permutation_p(prepared, used, seed)
-    if result is None:
-        return _untestable(n, m)  # every split looks the same: nothing can differ
+    return test_many([(prepared, seed)], permutations=permutations)[0]
+
+
+def test_many(
+    items: Sequence[tuple[Prepared, int]], *, permutations: int = DEFAULT_PERMUTATIONS
+) -> list[AnswerTest]:
+    """:func:`test_prepared` of every (grouped answers, seed), same order: each stage's splits of
+    all the prompts that reach it are computed together (:func:`.space.share_splits`), and
+    each result is the one its own call gives."""
+    from promptcanary.core.behaviour.space import share_splits
+
+    testable = [i for i, (p, _) in enumerate(items) if p.n >= 2 and p.m >= 2]
+    used = dict.fromkeys(testable, min(permutations, STAGES[0][0]))
+    share_splits([items[i] for i in testable], min(permutations, STAGES[0][0]))
+    first = {i: _permutation_p(items[i][0], used[i], items[i][1]) for i in testable}
+    # None: every split looks the same, nothing can differ (untestable).
+    results = {i: r for i, r in first.items() if r is not None}
     # Early stop (STAGES): a prompt whose p-value over the permutations so far is above the
     # stage's bound cannot end near any level a decision uses; only the others pay for more
     # permutations. Reporting the early p-value is valid for every level below the first
     # bound a prompt stopped at: the result is at most such a level only when the
     # full-permutation p-value is (up to Monte Carlo error for levels between the bounds).
-    p_value, min_p = result
+    going = list(results)
     next_sizes = [size for size, _ in STAGES[1:]] + [permutations]
     for (_, bound), size in zip(STAGES, next_sizes):
-        if used >= permutations or p_value > bound:
+        going = [i for i in going if used[i] < permutations and results[i][0] <= bound]
+        if not going:
             break
-        used = min(permutations, size)
-        result = _permutation_p(prepared, used, seed)
-        assert result is not None  # more splits of the same answers: still not all alike
-        p_value, min_p = result
+        share_splits([items[i] for i in going], min(permutations, size))
+        for i in going:
+            used[i] = min(permutations, size)
+            again = _permutation_p(items[i][0], used[i], items[i][1])
+            assert again is not None  # more splits of the same answers: still not all alike
+            results[i] = again
+    out = []
+    for i, (prepared, _) in enumerate(items):
+        result = results.get(i)
+        out.append(
+            _untestable(prepared.n, prepared.m)
+            if result is None
+            else _outcome(prepared, result, used[i])
+        )
+    return out
+
+
+def _outcome(prepared: Prepared, result: tuple[float, float], used: int) -> AnswerTest:
+    n = prepared.n
+    p_value, min_p = result
+    observed_a = prepared.observed()
     k = prepared.expanded()
     return AnswerTest(
         p_value=float(p_value),
         statistic=max(0.0, float(observed_a @ k @ observed_a)),
         effect=effect(k, n),
         n_baseline=n,
-        n_current=m,
+        n_current=prepared.m,
         testable=True,
         min_p_value=float(min_p),
         permutations=used,

@@ -42,17 +42,20 @@ _LONGER = 1.25
 _LONGER_WORDS = 5
 # Distinct answers featurised in one call by AnswerSpace.many.
 _BATCH_TEXTS = 400
-# Splits × groups × groups floats held at once by the novelty view (chunked above that).
-_NOVELTY_CHUNK = 2_000_000
+# Floats held at once by one array of the split statistics (prompts and splits chunked above).
+_CHUNK = 2_000_000
 
 
 def loose(text: str) -> str:
     """An answer with case, whitespace and punctuation dropped: what near-duplicates share."""
-    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+    # Every whitespace character is \W: after the substitution only single spaces are left.
+    return _PUNCTUATION.sub(" ", text.lower()).strip()
 
 
 def code_layout(text: str) -> tuple[int, ...]:
     """The indentation of every line inside the answer's code fences (empty without code)."""
+    if "```" not in text and "~~~" not in text:
+        return ()  # no code fence (the usual case: skip the import and the line walk)
     from promptcanary.core.behaviour.features import code_lines
 
     return tuple(len(line) - len(line.lstrip(" \t")) for line in code_lines(text))
@@ -209,36 +212,8 @@ class Prepared:
     def statistics(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """One row per view (:data:`VIEWS`), one column per split in ``rows``; rounded so that
         splits that differ only by float noise tie exactly."""
-        import numpy as np
-
-        g = self.groups
-        onehot = np.zeros((self.n + self.m, g))
-        onehot[np.arange(self.n + self.m), self.answer_group] = 1.0
-        # einsum, not ``@``: single-threaded, no BLAS thread pool (see features.grams). The
-        # four kernel blocks side by side: one product gives every view's a K for all splits.
-        weights = np.einsum("pi,ig->pg", rows, onehot)
-        stacked = np.einsum("pg,gh->ph", weights, np.hstack(self.kernels))
-        mmd = (stacked.reshape(len(rows), len(self.kernels), g) * weights[:, None, :]).sum(axis=2)
-        # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
-        sizes = onehot.sum(axis=0)
-        in_baseline = (weights + sizes / self.m) / (1.0 / self.n + 1.0 / self.m)
-        novelty = self._novelty(in_baseline > 0.5, sizes - in_baseline)
-        return np.round(np.vstack([mmd.T, novelty[None, :]]), 12)
-
-    def _novelty(
-        self, seen: NDArray[np.bool_], in_current: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        import numpy as np
-
-        out = np.empty(seen.shape[0])
-        step = max(1, _NOVELTY_CHUNK // max(1, self.groups * self.groups))
-        for start in range(0, len(out), step):
-            part = slice(start, start + step)
-            # The nearest baseline answer of each group: the largest similarity to a group that
-            # has a baseline answer in this split (a group's own similarity is 1).
-            nearest = np.where(seen[part, None, :], self.combined[None, :, :], 0.0).max(axis=2)
-            out[part] = (in_current[part] * (1.0 - nearest)).sum(axis=1) / self.m
-        return out
+        stats: NDArray[np.float64] = shared_statistics([self], rows[None, :, :])[0]
+        return stats
 
     def novel_current(self) -> int:
         """Current answers whose group has no baseline answer (observed split)."""
@@ -269,6 +244,98 @@ class Prepared:
         return self.combined[np.ix_(self.answer_group, self.answer_group)]
 
 
+def shared_statistics(
+    prepared: Sequence[Prepared], rows: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """:meth:`Prepared.statistics` of several prompts of one shape (the same ``n``, ``m`` and
+    number of groups) in one pass: ``rows`` is prompts × splits × answers, the result prompts
+    × views × splits. A thousand prompts cost a few dozen numpy calls instead of a thousand
+    times as many."""
+    import numpy as np
+
+    first = prepared[0]
+    n, m, g = first.n, first.m, first.groups
+    k, splits = rows.shape[0], rows.shape[1]
+    groups = np.stack([p.answer_group for p in prepared])
+    sizes = np.stack([np.bincount(a, minlength=g) for a in groups])
+    weights = _group_sums(rows, groups, sizes)
+    # Every view's a K for all splits, the kernel blocks side by side, the sum over groups
+    # taken one group at a time (the order a one-prompt einsum over groups adds in: the same
+    # sums to the last bit, in arrays large enough that numpy's per-call cost disappears).
+    kernels = np.stack([np.hstack(p.kernels) for p in prepared])
+    views = len(first.kernels)
+    stacked = np.zeros((k, splits, views * g))
+    for h in range(g):
+        stacked += weights[:, :, h, None] * kernels[:, None, h, :]
+    mmd = (stacked.reshape(k, splits, views, g) * weights[:, :, None, :]).sum(axis=3)
+    # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
+    size = sizes[:, None, :].astype(np.float64)
+    in_baseline = (weights + size / m) / (1.0 / n + 1.0 / m)
+    combined = np.stack([p.combined for p in prepared])
+    novelty = _novelty(combined, in_baseline > 0.5, size - in_baseline, m)
+    return np.round(np.concatenate([mmd.transpose(0, 2, 1), novelty[:, None, :]], axis=1), 12)
+
+
+def _group_sums(
+    rows: NDArray[np.float64], groups: NDArray[np.intp], sizes: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """Per prompt, split and group: the sum of the split's entries at the group's answers, added
+    one answer at a time in answer order (as the product with a one-hot matrix adds them: the
+    other answers add exact zeros), so every sum is the same to the last bit."""
+    import numpy as np
+
+    k, splits, answers = rows.shape
+    g = sizes.shape[1]
+    if g < 2:  # one group is never tested (prepare gives None): no order to keep
+        return rows.sum(axis=2, keepdims=True) if g else np.zeros((k, splits, 0))
+    # members[:, r, j]: the r-th answer of group j, or ``answers`` (a row of zeros) past its end.
+    order = np.argsort(groups, axis=1, kind="stable")
+    starts = np.cumsum(sizes, axis=1) - sizes
+    depth = int(sizes.max())
+    rank = np.arange(depth)[None, :, None]
+    position = np.minimum(starts[:, None, :] + rank, answers - 1).reshape(k, -1)
+    members = np.where(
+        rank < sizes[:, None, :],
+        np.take_along_axis(order, position, axis=1).reshape(k, depth, g),
+        answers,
+    )
+    # Answers along the middle axis: each step gathers whole rows of splits.
+    padded = np.zeros((k, answers + 1, splits))
+    padded[:, :answers, :] = rows.transpose(0, 2, 1)
+    prompt = np.arange(k)[:, None]
+    total = np.zeros((k, g, splits))
+    for r in range(depth):
+        total += padded[prompt, members[:, r, :]]
+    return np.ascontiguousarray(total.transpose(0, 2, 1))
+
+
+def _novelty(
+    combined: NDArray[np.float64],
+    seen: NDArray[np.bool_],
+    in_current: NDArray[np.float64],
+    m: int,
+) -> NDArray[np.float64]:
+    """Per prompt and split, the mean over current answers of 1 − the similarity to the nearest
+    group with a baseline answer (a group's own similarity is 1)."""
+    import numpy as np
+
+    k, splits, g = seen.shape
+    out = np.empty((k, splits))
+    step = max(1, _CHUNK // max(1, k * g))
+    for start in range(0, splits, step):
+        part = slice(start, start + step)
+        # The largest similarity to a seen group, one candidate group at a time (the same
+        # maximum as over all at once, in a block that stays in cache). Similarities are >= 0
+        # and every group's own is 1, so starting from 0 changes nothing.
+        nearest = np.zeros((k, seen[:, part].shape[1], g))
+        for h in range(g):
+            np.maximum(
+                nearest, np.where(seen[:, part, h, None], combined[:, None, :, h], 0.0), out=nearest
+            )
+        out[:, part] = (in_current[:, part] * (1.0 - nearest)).sum(axis=2) / m
+    return out
+
+
 #: Splits are drawn in blocks of this many rows, each from its own seed: a test that stops
 #: early (its first stage is 200 splits) never pays for the splits it did not use.
 BLOCK = 200
@@ -287,14 +354,48 @@ def assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.floa
     return np.vstack(blocks)[:permutations]
 
 
-@lru_cache(maxsize=512)
-def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
+def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> None:
+    """Compute what :meth:`Prepared.split_statistics` reads for ``permutations`` splits of every
+    (grouped answers, seed) in ``strata`` and keep it in each one's cache: the prompts of one
+    shape (answers a side, groups) up to a few hundred at a time (:func:`shared_statistics`), so a
+    suite's tests cost a few numpy calls per shape, not per prompt. The numbers are those each
+    prompt's own call would give (same seeds, same splits, same arithmetic)."""
     import numpy as np
 
-    rng = np.random.default_rng((seed << 10) + block)
-    # A uniformly random split: the n answers with the smallest random keys are "baseline".
-    keys = rng.random((BLOCK, n + m))
-    cut = np.partition(keys, n - 1, axis=1)[:, n - 1 : n]
-    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
+    shapes: dict[tuple[int, int, int], list[tuple[Prepared, int]]] = {}
+    for prepared, seed in strata:
+        shapes.setdefault((prepared.n, prepared.m, prepared.groups), []).append((prepared, seed))
+    for (n, m, g), members in shapes.items():
+        for b in range(-1, -(-permutations // BLOCK)):  # -1: the observed split
+            todo = [(p, s) for p, s in members if (s, b) not in p._cache]
+            splits = 1 if b < 0 else BLOCK
+            # Arrays of splits × (answers + 4 kernel blocks × groups) floats per prompt.
+            chunk = max(1, _CHUNK // (splits * (n + m + 4 * g)))
+            for start in range(0, len(todo), chunk):
+                part = todo[start : start + chunk]
+                if b < 0:
+                    rows = np.broadcast_to(part[0][0].observed(), (len(part), 1, n + m))
+                else:
+                    rows = _blocks(n, m, tuple(s for _, s in part), b)
+                for (p, s), stats in zip(part, shared_statistics([p for p, _ in part], rows)):
+                    p._cache[(s, b)] = stats
+
+
+@lru_cache(maxsize=512)
+def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
+    a: NDArray[np.float64] = _blocks(n, m, (seed,), block)[0]
     a.setflags(write=False)
+    return a
+
+
+def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.float64]:
+    """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
+    import numpy as np
+
+    keys = np.empty((len(seeds), BLOCK, n + m))
+    for row, s in zip(keys, seeds):
+        np.random.default_rng((s << 10) + block).random(out=row)
+    # A uniformly random split: the n answers with the smallest random keys are "baseline".
+    cut = np.partition(keys, n - 1, axis=2)[:, :, n - 1 : n]
+    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
     return a

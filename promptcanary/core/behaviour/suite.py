@@ -80,8 +80,10 @@ def pooled_test(
     the sum: a fixed function of each split, so the test stays exact."""
     import numpy as np
 
-    limit = POOLED_CAP if cap is None else cap
+    from promptcanary.core.behaviour.space import share_splits
 
+    limit = POOLED_CAP if cap is None else cap
+    share_splits(strata, permutations)  # every prompt's splits at once, then read per prompt
     total = None
     effects, answers, novel, expected = [], 0, 0, 0.0
     used = 0
@@ -205,40 +207,35 @@ def suite_test(
     min_effect: float = MIN_EFFECT,
 ) -> SuiteTest:
     """Every prompt's test, the pooled test and the decision, as ``compare`` makes them."""
-    from promptcanary.core.behaviour.mmd import answer_test, permutations_for
+    from promptcanary.core.behaviour.mmd import answer_test, permutations_for, test_many
 
     if permutations is None:
         permutations = permutations_for(len(prompts), alpha=alpha / 2)
-    from promptcanary.core.behaviour.mmd import test_prepared
-
     tests: list[AnswerTest | None] = []
     strata: list[tuple[str, Prepared, int]] = []
+    # Every prompt's own test is run together with the others' (test_many), so first collect
+    # them: (its place in ``tests``, its grouped answers, its seed).
+    own: list[tuple[int, Prepared, int]] = []
     spaces = AnswerSpace.many([[*p.baseline, *p.pooled, *(p.tested or ())] for p in prompts])
     for item, space in zip(prompts, spaces):
         seed = prompt_seed(item.prompt_id)
         prepared = space.prepare(item.baseline, item.pooled, tau=tau)
         if prepared is not None:
             strata.append((item.prompt_id, prepared, seed))
+        tests.append(None)
         if item.tested is None:
-            tests.append(None)
-        elif list(item.tested) == list(item.pooled):
-            # A fixed run pools and tests the same answers: one grouping, shared splits.
-            tests.append(
-                test_prepared(prepared, permutations=permutations, seed=seed)
-                if prepared is not None
-                else answer_test(item.baseline, item.tested, space=space)
-            )
+            continue
+        if list(item.tested) != list(item.pooled):
+            prepared = space.prepare(item.baseline, item.tested, tau=tau)
+        # else: a fixed run pools and tests the same answers: one grouping, shared splits.
+        if prepared is None:
+            tests[-1] = answer_test(item.baseline, item.tested, tau=tau, space=space)
         else:
-            tests.append(
-                answer_test(
-                    item.baseline,
-                    item.tested,
-                    permutations=permutations,
-                    seed=seed,
-                    tau=tau,
-                    space=space,
-                )
-            )
+            own.append((len(tests) - 1, prepared, seed))
+    for (i, _, _), result in zip(
+        own, test_many([(p, s) for _, p, s in own], permutations=permutations)
+    ):
+        tests[i] = result
     pooled = (
         pooled_test([(p, s) for _, p, s in strata], permutations=pooled_permutations)
         if strata

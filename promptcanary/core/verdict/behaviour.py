@@ -263,21 +263,22 @@ def topup_prompts(
     them: they are tested on those, whatever their screening). The others stay in the answer
     test's count with p = 1; a prompt whose answers are one group on both sides costs only its
     screening."""
-    from promptcanary.core.behaviour import needs_topup, prompt_seed
+    from promptcanary.core.behaviour import gate, prompt_seed, screen_many
     from promptcanary.core.verdict.suite_changes import split_pairs
 
     _, suite_changes = split_pairs(baseline, screening)
     base_answers = answers_by_prompt(baseline.llm_responses)
     screened = answers_by_prompt(screening.llm_responses)
-    out = []
-    for prompt_id in testable_prompts(baseline, screening, suite_changes):
-        b = base_answers.get(prompt_id, [])
-        s = screened.get(prompt_id, [])
-        if len(b) < 2:
-            continue
-        if prompt_id in drawn or needs_topup(b, s, seed=prompt_seed(prompt_id)):
-            out.append(prompt_id)
-    return out
+    candidates = [
+        p
+        for p in testable_prompts(baseline, screening, suite_changes)
+        if len(base_answers.get(p, [])) >= 2
+    ]
+    # Every prompt's screening at once (screen_many: the same tests as one at a time).
+    to_screen = [p for p in candidates if p not in drawn]
+    tests = screen_many([(base_answers[p], screened.get(p, []), prompt_seed(p)) for p in to_screen])
+    moved = {p for p, test in zip(to_screen, tests) if gate(test)}
+    return [p for p in candidates if p in drawn or p in moved]
 
 
 # ── Confirming a finding on fresh answers (the scheduled watch) ──────────────────────────────
