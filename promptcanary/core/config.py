@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from promptcanary.core.models import CanaryPrompt
 from promptcanary.errors import ConfigError, SuiteNotFoundError, validation_parts
 
 if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryPrompt
     from promptcanary.core.probes.base import BaseProbe
 
 
@@ -388,6 +388,8 @@ def _required_list(config: dict[str, Any], key: str, hint: str) -> list[Any]:
 
 def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
     """The prompts of a canary.yaml mapping (shorthand strings accepted)."""
+    from promptcanary.core.models import CanaryPrompt
+
     raw = _required_list(
         config,
         "prompts",

@@ -7,7 +7,6 @@ import json
 import math
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from promptcanary.core.models.scores import mean_score
 from promptcanary.core.models.usage import UsageSummary, percentile
 
 #: Version of the baseline / run JSON layout. Bumped on incompatible changes; checked on load.
@@ -44,13 +44,6 @@ def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
     """
     payload = json.dumps([text, system_prompt or ""], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
-
-
-def mean_score(values: Iterable[float]) -> float:
-    """The mean of ``values``, 1.0 when there are none: the overall score (and pass rate) of a
-    run, a comparison or a stored baseline's listing, where nothing measured lost nothing."""
-    values = list(values)
-    return sum(values) / len(values) if values else 1.0
 
 
 def _json_fallback(value: Any) -> Any:
