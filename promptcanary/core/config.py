@@ -123,7 +123,7 @@ class SuiteSettings(BaseModel):
     @field_validator("seed", mode="before")
     @classmethod
     def _seed(cls, value: Any) -> Any:
-        from promptcanary.core.models.run import parse_seed
+        from promptcanary.core.models.seed import parse_seed
 
         return parse_seed(value)
 
