@@ -4,6 +4,8 @@ times the same commands)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,24 @@ def test_numpy_starts_without_a_thread_pool_unless_told(
     seen = after_cli(COMPARE_CURRENT, tmp_path, None, report)
     assert seen[0] in (0, 1)
     assert seen[1:] == [True, expected]
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
+    # `python -X importtime -m promptcanary ...` is how a command's imports are read.
+    import promptcanary
+
+    def run(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+
+    version = run(sys.executable, "-m", "promptcanary", "--version")
+    assert (version.returncode, version.stdout) == (0, f"PromptCanary {promptcanary.__version__}\n")
+    module = run(sys.executable, "-m", "promptcanary", "--help")
+    script = run(
+        sys.executable,
+        "-c",
+        "import sys; from promptcanary.cli import main; sys.exit(main())",
+        "--help",
+    )
+    assert module.returncode == script.returncode == 0
+    assert module.stdout == script.stdout
+    assert "Usage: promptcanary" in module.stdout
