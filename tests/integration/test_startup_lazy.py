@@ -53,6 +53,13 @@ def test_listing_baselines_builds_no_data_model_and_no_use_case(args: list[str],
     assert (exit_code, names) == (0, [])
 
 
+def test_init_prints_its_lines_without_rich(tmp_path: Path) -> None:
+    # Plain lines: no table or colour to lay out (a rich console costs ~30 ms to import).
+    exit_code, names = loaded(["init"], tmp_path, ("rich",))
+    assert (exit_code, names) == (0, [])
+    assert (tmp_path / "canary.yaml").is_file()
+
+
 def test_the_guard_sees_the_models_where_they_are_used(tmp_path: Path) -> None:
     # Not vacuous: `baselines show` loads a snapshot, so the run models are built.
     baselines = sorted((QUICKSTART / "baselines").glob("*.json"))
