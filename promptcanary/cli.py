@@ -17,6 +17,11 @@ import typer
 
 # Pydantic scans installed distributions for plugins on first import; we use none.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+# numpy's OpenBLAS starts a thread per core when numpy is imported (the answer test, `plan`):
+# 40-60 ms of CPU at every such start, for matrix products too small to share out (the answer
+# test computes its kernels with einsum for that reason; core/behaviour/features.py). A user's
+# own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 app = typer.Typer(
     name="promptcanary",

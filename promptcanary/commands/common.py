@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from promptcanary.core.models import CanaryRunResult, DriftReport
-    from promptcanary.core.models.run import SeedSetting
+    from promptcanary.core.models.seed import SeedSetting
     from promptcanary.pipeline import Overrides, Ports
     from promptcanary.pipeline.cost import RunPlan
     from promptcanary.storage.file import FileBaselineStore
@@ -300,7 +300,7 @@ class RunFlags:
 
 
 def _seed(value: int | str | None) -> SeedSetting:
-    from promptcanary.core.models.run import parse_seed
+    from promptcanary.core.models.seed import parse_seed
 
     try:
         return parse_seed(value)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
-from promptcanary.commands.common import stdout_console
 from promptcanary.errors import EXIT_OK, ConfigError
 
 CANARY_YAML = """\
@@ -172,7 +172,6 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
             field="init",
             hint="Pass --force to overwrite.",
         )
-    console = stdout_console()
     for path, text in files.items():
         if (path.name == ".gitkeep" and path.exists()) or path in kept:
             continue
@@ -181,20 +180,24 @@ def run_init(*, name: str | None, directory: Path, force: bool) -> int:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot write {path}: {exc.strerror or exc}", field="init") from exc
-        console.print(f"created {path}", soft_wrap=True, markup=False)
+        _out(f"created {path}")
     for path in kept:
-        console.print(
+        _out(
             f"kept {path} (it exists): add a step with `config: {config_path}` to check "
-            "this suite too",
-            soft_wrap=True,
+            "this suite too"
         )
-    console.print(
+    _out(
         "\nNext: set OPENAI_API_KEY, then\n"
         f"  promptcanary run -c {config_path} --save-baseline   # record the known-good behaviour\n"
         f"  promptcanary compare -c {config_path}               # later: check for drift\n"
         "On GitHub: add the OPENAI_API_KEY repository secret; the check runs on every pull "
         "request\nand the label promptcanary:promote accepts a run as the new baseline "
-        "(see docs/action.md).",
-        soft_wrap=True,
+        "(see docs/action.md)."
     )
     return EXIT_OK
+
+
+def _out(text: str) -> None:
+    """Plain lines, as they are: no layout to do, so no rich console (~30 ms of start-up), and a
+    path is printed whole and never read as markup (``[x]``) or an emoji code (``:x:``)."""
+    sys.stdout.write(text + "\n")

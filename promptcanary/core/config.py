@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from promptcanary.core.models import CanaryPrompt
 from promptcanary.errors import ConfigError, SuiteNotFoundError, validation_parts
 
 if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryPrompt
     from promptcanary.core.probes.base import BaseProbe
 
 
@@ -123,7 +123,7 @@ class SuiteSettings(BaseModel):
     @field_validator("seed", mode="before")
     @classmethod
     def _seed(cls, value: Any) -> Any:
-        from promptcanary.core.models.run import parse_seed
+        from promptcanary.core.models.seed import parse_seed
 
         return parse_seed(value)
 
@@ -388,6 +388,8 @@ def _required_list(config: dict[str, Any], key: str, hint: str) -> list[Any]:
 
 def parse_prompts(config: dict[str, Any]) -> list[CanaryPrompt]:
     """The prompts of a canary.yaml mapping (shorthand strings accepted)."""
+    from promptcanary.core.models import CanaryPrompt
+
     raw = _required_list(
         config,
         "prompts",

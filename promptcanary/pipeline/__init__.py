@@ -26,32 +26,54 @@ or inputs into the request, and print or comment what comes back::
 
 Shards run on the machines of a CI matrix; ``merge_parts`` joins them into the run to compare.
 Nothing here prints, reads the environment or knows about GitHub.
+
+The names are loaded on first use, as the package root's are: a command imports the use case it
+runs (``baselines list`` only where baselines live, ``compare --current`` no measuring), and the
+data models and renderers those modules need, not every use case's.
 """
 
 from __future__ import annotations
 
-from promptcanary.pipeline.baselines import history, latest_baseline, open_store
-from promptcanary.pipeline.cost import RunPlan, plan_run
-from promptcanary.pipeline.locations import baseline_dir
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Loaded at once (it imports nothing heavy): ``measure`` is also the name of its module, which an
+# import of ``promptcanary.pipeline.measure`` would otherwise leave in this package's namespace.
 from promptcanary.pipeline.measure import measure, merge_parts, unusable_reason
-from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
-from promptcanary.pipeline.ports import MissingBaseline, Ports, ProviderFactory, Ready, Retesting
-from promptcanary.pipeline.pricing import litellm_price
-from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
-from promptcanary.pipeline.usecases.baseline_run import (
-    BaselineRun,
-    BaselineRunRequest,
-    baseline_run,
-)
-from promptcanary.pipeline.usecases.check import Check, CheckRequest, check
-from promptcanary.pipeline.usecases.plan import PlanRequest, plan
-from promptcanary.pipeline.verdict import (
-    GatePolicy,
-    Verdict,
-    compare_with_settings,
-    gate,
-    over_threshold,
-)
+
+_EXPORTS: dict[str, str] = {
+    "BaselineRun": "promptcanary.pipeline.usecases.baseline_run",
+    "BaselineRunRequest": "promptcanary.pipeline.usecases.baseline_run",
+    "Check": "promptcanary.pipeline.usecases.check",
+    "CheckRequest": "promptcanary.pipeline.usecases.check",
+    "GatePolicy": "promptcanary.pipeline.verdict",
+    "MissingBaseline": "promptcanary.pipeline.ports",
+    "Overrides": "promptcanary.pipeline.overrides",
+    "PlanRequest": "promptcanary.pipeline.usecases.plan",
+    "Ports": "promptcanary.pipeline.ports",
+    "ProviderFactory": "promptcanary.pipeline.ports",
+    "Ready": "promptcanary.pipeline.ports",
+    "Retesting": "promptcanary.pipeline.ports",
+    "RunPlan": "promptcanary.pipeline.cost",
+    "Verdict": "promptcanary.pipeline.verdict",
+    "baseline_dir": "promptcanary.pipeline.locations",
+    "baseline_run": "promptcanary.pipeline.usecases.baseline_run",
+    "check": "promptcanary.pipeline.usecases.check",
+    "compare_with_settings": "promptcanary.pipeline.verdict",
+    "gate": "promptcanary.pipeline.verdict",
+    "history": "promptcanary.pipeline.baselines",
+    "latest_baseline": "promptcanary.pipeline.baselines",
+    "litellm_price": "promptcanary.pipeline.pricing",
+    "load_run": "promptcanary.pipeline.provider",
+    "make_provider": "promptcanary.pipeline.provider",
+    "open_store": "promptcanary.pipeline.baselines",
+    "over_threshold": "promptcanary.pipeline.verdict",
+    "parse_duration": "promptcanary.pipeline.overrides",
+    "parse_samples": "promptcanary.pipeline.overrides",
+    "plan": "promptcanary.pipeline.usecases.plan",
+    "plan_run": "promptcanary.pipeline.cost",
+    "resolve_model": "promptcanary.pipeline.provider",
+}
 
 __all__ = [
     "BaselineRun",
@@ -89,3 +111,46 @@ __all__ = [
     "resolve_model",
     "unusable_reason",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from promptcanary.pipeline.baselines import history, latest_baseline, open_store
+    from promptcanary.pipeline.cost import RunPlan, plan_run
+    from promptcanary.pipeline.locations import baseline_dir
+    from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
+    from promptcanary.pipeline.ports import (
+        MissingBaseline,
+        Ports,
+        ProviderFactory,
+        Ready,
+        Retesting,
+    )
+    from promptcanary.pipeline.pricing import litellm_price
+    from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
+    from promptcanary.pipeline.usecases.baseline_run import (
+        BaselineRun,
+        BaselineRunRequest,
+        baseline_run,
+    )
+    from promptcanary.pipeline.usecases.check import Check, CheckRequest, check
+    from promptcanary.pipeline.usecases.plan import PlanRequest, plan
+    from promptcanary.pipeline.verdict import (
+        GatePolicy,
+        Verdict,
+        compare_with_settings,
+        gate,
+        over_threshold,
+    )

@@ -20,6 +20,7 @@ from promptcanary.core.models import CanaryPrompt, LLMResponse, ProviderConfig
 from promptcanary.errors import ProviderAuthError, ProviderError, RequestNotSentError, redact
 from promptcanary.providers import litellm_transport
 from promptcanary.providers.base import BaseLLMProvider, parse_retry_after
+from promptcanary.providers.litellm_files import defer_file_ids
 from promptcanary.providers.litellm_messages import (
     is_connection_error,
     not_sent,
@@ -88,6 +89,8 @@ def _import_litellm(model_id: str) -> Any:
     # LiteLLM prints "Give Feedback / Get Help" banners on every exception; we report errors
     # ourselves, once, so silence them.
     litellm.suppress_debug_info = True
+    # Its first call would import its proxy's modules to rewrite file ids no prompt carries.
+    defer_file_ids(sys.modules.get("litellm.main"))
     return litellm
 
 

@@ -18,12 +18,11 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from promptcanary.core.models import SCHEMA_VERSION, BaselineSnapshot, CanaryRunResult
-from promptcanary.core.models.run import mean_score
+from promptcanary.core.models.scores import mean_score
 from promptcanary.errors import (
     BaselineNotFoundError,
     CorruptBaselineError,
@@ -39,6 +38,10 @@ from promptcanary.storage.names import (
     timestamp_of,
 )
 from promptcanary.storage.names import slug as slug  # this module's name for it since 0.2
+
+if TYPE_CHECKING:
+    # Imported where a snapshot is built or checked: listing baselines reads no model.
+    from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +126,8 @@ class FileBaselineStore:
         model, and creates the folder's ``.gitattributes`` when it has none. Commit every file in
         :attr:`SavedBaseline.files`.
         """
+        from promptcanary.core.models import BaselineSnapshot
+
         fields: dict[str, Any] = {
             "suite_name": run_result.suite_name,
             "provider": run_result.provider,
@@ -385,6 +390,7 @@ class FileBaselineStore:
         )
 
     def _load_file(self, path: Path) -> BaselineSnapshot:
+        from promptcanary.core.models import SCHEMA_VERSION
         from promptcanary.files import read_bytes
 
         if not path.exists():

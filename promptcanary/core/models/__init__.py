@@ -4,44 +4,49 @@ drift reports.
 Everything is a pydantic v2 model so a run or a report round-trips through JSON exactly
 (``Model.model_validate_json(m.model_dump_json()) == m``). Derived numbers (scores, severity,
 usage) are properties, computed from the stored data, so a stored file can never disagree with
-itself. The classes live in two private modules — run data and drift data — and are re-exported
-here, their documented home.
+itself. The classes live in private modules — run data (``run``, ``usage``), behaviour changes
+(``behaviour``) and drift data (``drift``) — and are re-exported here, their documented home.
+
+They are loaded on first use: a command builds the pydantic models of the module it uses, not
+all of them (``run`` needs no drift report; ``baselines list`` reads no model at all). Building a
+model class costs about a millisecond of CPU (pydantic generates its validator), every command
+start pays for the ones it imports.
 """
 
 from __future__ import annotations
 
-from promptcanary.core.models.behaviour import (
-    Attribution,
-    BehaviourChange,
-    BehaviourMode,
-    BehaviourSuite,
-    DiffSegment,
-    PropertyMove,
-    Retest,
-)
-from promptcanary.core.models.drift import (
-    DriftReport,
-    DriftSeverity,
-    ProbeComparison,
-    ReportFormat,
-    SuiteChange,
-)
-from promptcanary.core.models.run import (
-    SCHEMA_VERSION,
-    AdaptiveRecord,
-    BaselineSnapshot,
-    CanaryPrompt,
-    CanaryRunResult,
-    ConfirmedPair,
-    LLMResponse,
-    ProbeCategory,
-    ProbeResult,
-    ProbeSpec,
-    ProviderConfig,
-    ShardRecord,
-    prompt_id_for,
-)
-from promptcanary.core.models.usage import UsageSummary, percentile
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Attribution": "promptcanary.core.models.behaviour",
+    "BehaviourChange": "promptcanary.core.models.behaviour",
+    "BehaviourMode": "promptcanary.core.models.behaviour",
+    "BehaviourSuite": "promptcanary.core.models.behaviour",
+    "DiffSegment": "promptcanary.core.models.behaviour",
+    "PropertyMove": "promptcanary.core.models.behaviour",
+    "Retest": "promptcanary.core.models.behaviour",
+    "DriftReport": "promptcanary.core.models.drift",
+    "DriftSeverity": "promptcanary.core.models.drift",
+    "ProbeComparison": "promptcanary.core.models.drift",
+    "ReportFormat": "promptcanary.core.models.drift",
+    "SuiteChange": "promptcanary.core.models.drift",
+    "SCHEMA_VERSION": "promptcanary.core.models.run",
+    "AdaptiveRecord": "promptcanary.core.models.run",
+    "BaselineSnapshot": "promptcanary.core.models.run",
+    "CanaryPrompt": "promptcanary.core.models.run",
+    "CanaryRunResult": "promptcanary.core.models.run",
+    "ConfirmedPair": "promptcanary.core.models.run",
+    "LLMResponse": "promptcanary.core.models.run",
+    "ProbeCategory": "promptcanary.core.models.run",
+    "ProbeResult": "promptcanary.core.models.run",
+    "ProbeSpec": "promptcanary.core.models.run",
+    "ProviderConfig": "promptcanary.core.models.run",
+    "ShardRecord": "promptcanary.core.models.run",
+    "prompt_id_for": "promptcanary.core.models.run",
+    "UsageSummary": "promptcanary.core.models.usage",
+    "percentile": "promptcanary.core.models.usage",
+}
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -72,3 +77,51 @@ __all__ = [
     "percentile",
     "prompt_id_for",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from promptcanary.core.models.behaviour import (
+        Attribution,
+        BehaviourChange,
+        BehaviourMode,
+        BehaviourSuite,
+        DiffSegment,
+        PropertyMove,
+        Retest,
+    )
+    from promptcanary.core.models.drift import (
+        DriftReport,
+        DriftSeverity,
+        ProbeComparison,
+        ReportFormat,
+        SuiteChange,
+    )
+    from promptcanary.core.models.run import (
+        SCHEMA_VERSION,
+        AdaptiveRecord,
+        BaselineSnapshot,
+        CanaryPrompt,
+        CanaryRunResult,
+        ConfirmedPair,
+        LLMResponse,
+        ProbeCategory,
+        ProbeResult,
+        ProbeSpec,
+        ProviderConfig,
+        ShardRecord,
+        prompt_id_for,
+    )
+    from promptcanary.core.models.usage import UsageSummary, percentile

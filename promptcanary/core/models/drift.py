@@ -20,8 +20,8 @@ from promptcanary.core.models.run import (
     ProbeCategory,
     ProviderConfig,
     _now,
-    mean_score,
 )
+from promptcanary.core.models.scores import mean_score
 from promptcanary.core.models.usage import UsageSummary
 
 #: First characters of :attr:`DriftReport.summary` (promptcanary 0.2's glyphs for the first two).

@@ -7,7 +7,6 @@ import json
 import math
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from promptcanary.core.models.scores import mean_score
 from promptcanary.core.models.usage import UsageSummary, percentile
 
 #: Version of the baseline / run JSON layout. Bumped on incompatible changes; checked on load.
@@ -44,13 +44,6 @@ def prompt_id_for(text: str, system_prompt: str | None = None) -> str:
     """
     payload = json.dumps([text, system_prompt or ""], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:8]
-
-
-def mean_score(values: Iterable[float]) -> float:
-    """The mean of ``values``, 1.0 when there are none: the overall score (and pass rate) of a
-    run, a comparison or a stored baseline's listing, where nothing measured lost nothing."""
-    values = list(values)
-    return sum(values) / len(values) if values else 1.0
 
 
 def _json_fallback(value: Any) -> Any:
@@ -88,32 +81,6 @@ _SECRET_PARAM_HINTS = ("key", "token", "secret", "password", "authorization", "h
 def _is_secret_param(name: str) -> bool:
     lowered = name.lower()
     return any(h in lowered for h in _SECRET_PARAM_HINTS)
-
-
-#: ``seed: none`` (canary.yaml), ``--seed none``, the Action's ``seed: none``: send no seed at all.
-#: Not the same as leaving the seed out (None), which keeps the provider's own (42 for LiteLLM).
-NO_SEED = "none"
-#: A seed setting: a number, :data:`NO_SEED`, or None (no override).
-SeedSetting = int | Literal["none"] | None
-
-
-def parse_seed(value: Any) -> SeedSetting:
-    """A seed setting from YAML, a flag or an input: an integer, ``none``, or None (not given).
-
-    Raises:
-        ValueError: anything else.
-    """
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    text = str(value).strip().lower()
-    if text == NO_SEED:
-        return "none"
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(
-            f'must be a whole number, or "none" to send no seed (got {value!r})'
-        ) from None
 
 
 class ProviderConfig(BaseModel):

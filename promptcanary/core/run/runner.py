@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
-from promptcanary.core.models.run import NO_SEED
+from promptcanary.core.models.seed import NO_SEED
 from promptcanary.core.run.engine import RunExecution
 from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.core.run.scoring import probe_one
