@@ -34,8 +34,9 @@ data models and renderers those modules need, not every use case's.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from promptcanary._lazy import lazy_exports
 
 # Loaded at once (it imports nothing heavy): ``measure`` is also the name of its module, which an
 # import of ``promptcanary.pipeline.measure`` would otherwise leave in this package's namespace.
@@ -113,17 +114,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
