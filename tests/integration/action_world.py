@@ -42,6 +42,8 @@ class World:
     ) -> None:
         self.runner, self.gh, self.llm, self.answers = runner, gh, llm, answers
         self.retries = 3
+        self.inputs: dict[str, str] = {"provider": MODEL}
+        """The ``with:`` inputs of every step (a step's own inputs override them)."""
         self.sleeps: list[float] = []
         """Pauses the GitHub client took between writes (recorded, never waited)."""
 
@@ -77,7 +79,7 @@ class World:
             main_kwargs={"github_factory": self.github, "make_provider": self.provider},
             event_name=event_name,
             event=event,
-            inputs={"provider": MODEL, **inputs},
+            inputs={**self.inputs, **inputs},
         )
 
     def put_label(self, event: dict[str, Any]) -> None:

@@ -31,6 +31,10 @@ TOKENS = {
 def world(tmp_path: Path) -> Iterator[World]:
     with make_world(tmp_path, tokens=TOKENS) as made:
         made.runner.workflow_file = "promptcanary-promote.yml"
+        # These tests are about what the Action asks of GitHub; what a promotion measures (30
+        # samples a prompt by default) is test_action_plan_summary's. 3 samples: 12 requests a
+        # promotion instead of 120, and no assertion here depends on the count.
+        made.inputs["baseline-samples"] = "3"
         yield made
 
 

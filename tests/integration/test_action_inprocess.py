@@ -205,7 +205,8 @@ def test_dispatch_in_promote_mode_commits_to_the_dispatched_branch(world: World)
         main_kwargs={"github_factory": world.github, "make_provider": world.provider},
         event_name="workflow_dispatch",
         event=load_event("workflow_dispatch"),
-        inputs={"provider": MODEL, "mode": "promote"},
+        # 3 samples a prompt (12 requests, not 120): the branch committed to is the subject.
+        inputs={"provider": MODEL, "mode": "promote", "baseline-samples": "3"},
         ref="refs/heads/master",
     )
     assert run.returncode == 0, run.stdout

@@ -81,13 +81,16 @@ def baseline_files(world: World) -> list[Path]:
 
 def test_a_run_where_every_request_failed_is_never_a_baseline(world: World) -> None:
     world.answers["status"] = 500
+    # 3 samples a prompt, not the 30 a baseline gets by default: every request fails whatever
+    # their number, and a failed request costs more CPU than an answered one.
+    few = "3"
 
-    assert run_cli(world, "run", "--save-baseline") == 3
+    assert run_cli(world, "run", "--save-baseline", "--baseline-samples", few) == 3
     assert baseline_files(world) == []
 
     event = load_event("pull_request.labeled")
     event["label"]["name"] = "promptcanary:promote"
-    run = world.run("pull_request", event)
+    run = world.run("pull_request", event, **{"baseline-samples": few})
     assert run.outputs["result"] == "inconclusive"
     assert "measured nothing" in run.summary
     assert baseline_files(world) == [] and world.gh.repos[REPO].commits == []
