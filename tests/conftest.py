@@ -2,6 +2,7 @@
 
 * ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set before anything can import LiteLLM, so no test ever
   fetches LiteLLM's price map from the network.
+* Compiled modules are written to ``__pycache__`` even under ``PYTHONDONTWRITEBYTECODE``.
 * ``llm_server``: a started :class:`~tests.fakes.llm_server.FakeLLMServer` (answers "OK"; set
   ``llm_server.reply = fn`` to script replies, ``llm_server.latency_s`` for latency).
 * ``litellm_provider``: a factory building a :class:`LiteLLMProvider` wired to that server through
@@ -12,8 +13,15 @@
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# Keep the compiled tests and package between runs even where PYTHONDONTWRITEBYTECODE is set (some
+# Docker images set it): otherwise every xdist worker compiles and assertion-rewrites every test
+# module and the package again on every run, about 6.5 s of CPU each (collecting 10 s, not 3.5 s).
+# Set before this file imports anything of the project's, so those modules are kept too;
+# subprocesses the tests start keep the variable and only read what is kept.
+sys.dont_write_bytecode = False
 
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
