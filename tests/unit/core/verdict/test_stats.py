@@ -7,10 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats as sp
 
 from promptcanary.core.verdict import power, stats
 from promptcanary.errors import ConfigError
+from tests.unit.core.verdict.scipy_ref import sp
 
 # ── Fisher ───────────────────────────────────────────────────────────────────────────────────
 

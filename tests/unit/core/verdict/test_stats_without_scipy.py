@@ -12,9 +12,9 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats as sp
 
 from promptcanary.core.verdict import stats
+from tests.unit.core.verdict.scipy_ref import sp
 
 
 @st.composite
