@@ -23,6 +23,9 @@ from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 OPTIONS = RunOptions(show_progress=False, concurrency=4, max_attempts=1, retry_base_delay=0.0)
 PROMPTS = 20
 RATE = 0.9
+#: Adaptive checks of the unchanged model (each about 0.12 s of CPU, most of the test's time):
+#: 40 read a bias of 0.02 or more, and the issue's was 0.08-0.11.
+CHECKS = 40
 
 
 class Flaky:
@@ -57,7 +60,7 @@ def test_an_unchanged_flaky_model_scores_the_same_on_both_sides_of_an_adaptive_c
     base = run_suite(SUITE, model, RunOptions(show_progress=False, samples=30))
     snap = BaselineSnapshot(suite_name="headline", provider=base.provider, run_result=base)
     deltas, confirmation_means = [], []
-    for seed in range(1, 81):
+    for seed in range(1, CHECKS + 1):
         flaky.reseed(seed)
         run = measure_adaptive(SUITE, model, snap, AdaptivePolicy(), OPTIONS)
         report = compare(snap, run)
@@ -68,8 +71,9 @@ def test_an_unchanged_flaky_model_scores_the_same_on_both_sides_of_an_adaptive_c
         confirmation_means.append(mean(c.current_score for c in report.comparisons))
         assert report.overall_baseline_score == mean(c.baseline_score for c in report.comparisons)
     # Each check's delta has a standard deviation of about 0.04 (20 pairs x 3 screening
-    # samples): the mean of 80 is within ±0.014 of the truth, 0, in 99.8 % of seeds.
-    assert abs(mean(deltas)) < 0.014, mean(deltas)
+    # samples): the mean of 40 is within ±0.02 of the truth, 0, in 99.8 % of seeds (3.1 sd). The
+    # bias this guards against was 0.08-0.11 (0.88 -> 0.96-0.99 in the issue), four times that.
+    assert abs(mean(deltas)) < 0.02, mean(deltas)
     above = sum(d > 0 for d in deltas) / len(deltas)
     assert 0.25 < above < 0.75, above  # no systematic sign
     # The same data averaged the old way is biased, so this test can see the bias it guards.
