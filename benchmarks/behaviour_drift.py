@@ -54,13 +54,13 @@ from promptcanary.core.behaviour import (
     TAU,
     TOPUP_SAMPLES,
     PromptAnswers,
+    adaptive as gating,
     holm,
     pooled_test,
     prompt_seed,
     screen_many,
     suite_test,
 )
-from promptcanary.core.behaviour import adaptive as gating
 from tests.fakes.simulate import (
     PROMPTS,
     canonical,

@@ -34,10 +34,10 @@ from promptcanary.storage.names import (
     NAME_RE,
     filename_for,
     is_baseline_name,
+    slug as slug,  # this module's name for it since 0.2
     summary_name,
     timestamp_of,
 )
-from promptcanary.storage.names import slug as slug  # this module's name for it since 0.2
 
 if TYPE_CHECKING:
     # Imported where a snapshot is built or checked: listing baselines reads no model.
