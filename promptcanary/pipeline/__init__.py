@@ -86,8 +86,7 @@ __all__ = ["measure", "merge_parts", "unusable_reason", *_EXPORTS]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
-# `Name as Name`: an explicit re-export, which type checkers read (they cannot compute __all__;
-# see promptcanary/_lazy.py).
+# `Name as Name`: explicit re-exports, for type checkers (promptcanary/_lazy.py says why).
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from promptcanary.pipeline.baselines import (
         history as history,
