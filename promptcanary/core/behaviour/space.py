@@ -265,9 +265,15 @@ def shared_statistics(
     kernels = np.stack([np.hstack(p.kernels) for p in prepared])
     views = len(first.kernels)
     stacked = np.zeros((k, splits, views * g))
+    # One buffer for every product (``a += b * c`` would allocate one per group): the same
+    # products and sums, without a fresh array of this size each time.
+    term = np.empty_like(stacked)
     for h in range(g):
-        stacked += weights[:, :, h, None] * kernels[:, None, h, :]
-    mmd = (stacked.reshape(k, splits, views, g) * weights[:, :, None, :]).sum(axis=3)
+        np.multiply(weights[:, :, h, None], kernels[:, None, h, :], out=term)
+        stacked += term
+    product = term.reshape(k, splits, views, g)
+    np.multiply(stacked.reshape(k, splits, views, g), weights[:, :, None, :], out=product)
+    mmd = product.sum(axis=3)
     # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
     size = sizes[:, None, :].astype(np.float64)
     in_baseline = (weights + size / m) / (1.0 / n + 1.0 / m)
@@ -326,16 +332,17 @@ def _novelty(
         part = slice(start, start + step)
         # The largest similarity to a seen group, one candidate group at a time (the same
         # maximum as over all at once, in a block that stays in cache). Similarities are >= 0
-        # and every group's own is 1, so starting from 0 changes nothing.
+        # and every group's own is 1, so starting from 0 and leaving the cells of unseen groups
+        # as they are (``where=``: no array of zeros to build) changes nothing.
         nearest = np.zeros((k, seen[:, part].shape[1], g))
         for h in range(g):
-            np.maximum(
-                nearest, np.where(seen[:, part, h, None], combined[:, None, :, h], 0.0), out=nearest
-            )
+            np.maximum(nearest, combined[:, None, :, h], out=nearest, where=seen[:, part, h, None])
         out[:, part] = (in_current[:, part] * (1.0 - nearest)).sum(axis=2) / m
     return out
 
 
+#: Seeds whose random keys :func:`_blocks` turns into splits at once.
+_KEY_SEEDS = 8
 #: Splits are drawn in blocks of this many rows, each from its own seed: a test that stops
 #: early (its first stage is 200 splits) never pays for the splits it did not use.
 BLOCK = 200
@@ -392,10 +399,16 @@ def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.floa
     """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
     import numpy as np
 
-    keys = np.empty((len(seeds), BLOCK, n + m))
-    for row, s in zip(keys, seeds):
-        np.random.default_rng((s << 10) + block).random(out=row)
-    # A uniformly random split: the n answers with the smallest random keys are "baseline".
-    cut = np.partition(keys, n - 1, axis=2)[:, :, n - 1 : n]
-    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
+    a: NDArray[np.float64] = np.empty((len(seeds), BLOCK, n + m))
+    # A few seeds at a time: the keys, their partition and the mask of a few hundred prompts
+    # would each be megabytes; a handful stays in cache and only the result is written out.
+    keys = np.empty((_KEY_SEEDS, BLOCK, n + m))
+    for start in range(0, len(seeds), _KEY_SEEDS):
+        part = seeds[start : start + _KEY_SEEDS]
+        batch = keys[: len(part)]
+        for row, s in zip(batch, part):
+            np.random.default_rng((s << 10) + block).random(out=row)
+        # A uniformly random split: the n answers with the smallest random keys are "baseline".
+        cut = np.partition(batch, n - 1, axis=2)[:, :, n - 1 : n]
+        np.copyto(a[start : start + len(part)], np.where(batch <= cut, 1.0 / n, -1.0 / m))
     return a

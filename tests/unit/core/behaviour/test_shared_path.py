@@ -29,6 +29,7 @@ from promptcanary.core.behaviour.features import (
 )
 from promptcanary.core.behaviour.mmd import permutations_for, standardised_max
 from promptcanary.core.behaviour.space import (
+    _KEY_SEEDS,
     BLOCK,
     AnswerSpace,
     Prepared,
@@ -108,7 +109,8 @@ def test_shared_statistics_are_bitwise_those_of_one_prompt(seed: int, share: flo
 
 
 def test_split_blocks_are_the_seeded_stream_of_each_prompt() -> None:
-    seeds = (3, 17, 2**31 + 5)
+    # More seeds than _blocks draws keys for at once: the chunks join without a seam.
+    seeds = (3, 17, 2**31 + 5, *range(100, 100 + 2 * _KEY_SEEDS + 3))
     together = _blocks(30, 12, seeds, 2)
     for s, rows in zip(seeds, together):
         assert np.array_equal(rows, _reference_block(30, 12, s, 2))
