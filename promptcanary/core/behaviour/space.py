@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -61,6 +63,33 @@ def code_layout(text: str) -> tuple[int, ...]:
     return tuple(len(line) - len(line.lstrip(" \t")) for line in code_lines(text))
 
 
+#: The spaces of the current :func:`shared_spaces` scope, by their distinct texts in order.
+_SHARED: ContextVar[dict[tuple[str, ...], AnswerSpace] | None] = ContextVar(
+    "promptcanary_answer_spaces", default=None
+)
+
+
+@contextmanager
+def shared_spaces() -> Iterator[None]:
+    """Within this scope, answers featurised once serve every later test of the same answers.
+
+    A check tests each prompt's screening answers twice: the gate of ``samples: auto``
+    (:func:`.adaptive.screen_many`, 3 answers against the whole baseline) and ``compare``, whose
+    pooled test takes the same answers as the prompt's stratum. The pipeline runs a check inside
+    one scope, so the second finds the first's space (features, kernels) and grouping, with the
+    splits its first permutations already computed. A space is a pure function of its texts:
+    reusing one changes no number. Nested scopes share the outer one's spaces.
+    """
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 class AnswerSpace:
     """Every distinct answer of one prompt, featurised once."""
 
@@ -78,17 +107,23 @@ class AnswerSpace:
         self.loose = [loose(t) for t in self.texts]
         self.layout = [code_layout(t) for t in self.texts]
         self.words = [len(t.split()) for t in self.texts]
+        self._prepared: dict[tuple[tuple[str, ...], tuple[str, ...], float], Prepared | None] = {}
 
     @classmethod
     def many(cls, answer_sets: Sequence[Iterable[str]]) -> list[AnswerSpace]:
         """One space per set, featurised a batch of sets at a time (the features are vectorised
-        over answers; a batch stays small enough that its dense count matrices fit in cache)."""
+        over answers; a batch stays small enough that its dense count matrices fit in cache).
+        Inside :func:`shared_spaces`, a set of answers already featurised in the same scope
+        reuses its space (and the groupings and split statistics kept in it)."""
         from promptcanary.core.behaviour.features import featurise
 
         distinct = [list(dict.fromkeys(answers)) for answers in answer_sets]
-        out: list[AnswerSpace] = []
+        shared = _SHARED.get()
+        found = [shared.get(tuple(texts)) if shared is not None else None for texts in distinct]
+        made: list[AnswerSpace] = []
         batch: list[list[str]] = []
-        for texts in [*distinct, None]:
+        missing = [texts for texts, space in zip(distinct, found) if space is None]
+        for texts in [*missing, None]:
             if texts is not None and sum(map(len, batch)) + len(texts) <= _BATCH_TEXTS:
                 batch.append(texts)
                 continue
@@ -97,9 +132,13 @@ class AnswerSpace:
             start = 0
             for b in batch:
                 rows = slice(start, start + len(b))
-                out.append(cls(b, blocks=[x[rows] for x in blocks] if blocks else None))
+                made.append(cls(b, blocks=[x[rows] for x in blocks] if blocks else None))
                 start += len(b)
             batch = [texts] if texts is not None else []
+        fresh = iter(made)
+        out = [space if space is not None else next(fresh) for space in found]
+        if shared is not None:
+            shared.update((tuple(space.texts), space) for space in out)
         return out
 
     def similarity(self, rows: Sequence[int]) -> NDArray[np.float64]:
@@ -136,7 +175,17 @@ class AnswerSpace:
         self, baseline: Sequence[str], current: Sequence[str], *, tau: float = TAU
     ) -> Prepared | None:
         """The answers of one test, near-duplicates grouped; None when there is nothing to
-        compare (a side empty, or every answer in one group)."""
+        compare (a side empty, or every answer in one group). The same answers give the same
+        object again, with the split statistics computed so far (the gate's screening test
+        and the pooled test's stratum of that prompt share their first splits)."""
+        key = (tuple(baseline), tuple(current), tau)
+        if key not in self._prepared:
+            self._prepared[key] = self._prepare(baseline, current, tau)
+        return self._prepared[key]
+
+    def _prepare(
+        self, baseline: Sequence[str], current: Sequence[str], tau: float
+    ) -> Prepared | None:
         import numpy as np
 
         n, m = len(baseline), len(current)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from promptcanary.core.behaviour.space import shared_spaces
 from promptcanary.pipeline.baselines import find_baseline, load_current
 from promptcanary.pipeline.cost import plan_run
 from promptcanary.pipeline.measure import measure, retest_finding, unusable_reason
@@ -59,6 +60,9 @@ class Check:
     verdict: Verdict
 
 
+# One scope per check: the answers the gate of samples: auto featurised, grouped and permuted
+# serve compare's answer test of the same answers (the same numbers, computed once).
+@shared_spaces()
 def check(request: CheckRequest, ports: Ports) -> Check:
     """Load the suite and make the provider (or load the saved run), find the baseline (none:
     tell ``ports.missing_baseline``), announce the plan, measure, keep the run, compare (and,
