@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from promptcanary.core.behaviour.space import shared_spaces
 from promptcanary.pipeline.baselines import find_baseline, load_current
 from promptcanary.pipeline.cost import plan_run
 from promptcanary.pipeline.measure import measure, retest_finding, unusable_reason
@@ -60,9 +59,6 @@ class Check:
     verdict: Verdict
 
 
-# One scope per check: the answers the gate of samples: auto featurised, grouped and permuted
-# serve compare's answer test of the same answers (the same numbers, computed once).
-@shared_spaces()
 def check(request: CheckRequest, ports: Ports) -> Check:
     """Load the suite and make the provider (or load the saved run), find the baseline (none:
     tell ``ports.missing_baseline``), announce the plan, measure, keep the run, compare (and,
@@ -74,6 +70,16 @@ def check(request: CheckRequest, ports: Ports) -> Check:
         BaselineNotFoundError: no baseline and ``require_baseline`` (exit 3, nothing sent).
         SuiteMismatchError: ``request.baseline`` is another suite's (exit 2, nothing sent).
     """
+    # One scope per check: the answers the gate of samples: auto featurised, grouped and
+    # permuted serve compare's answer test of the same answers (the same numbers, computed
+    # once). Imported here: the answer test's package stays out of commands that never run it.
+    from promptcanary.core.behaviour.space import shared_spaces
+
+    with shared_spaces():
+        return _check(request, ports)
+
+
+def _check(request: CheckRequest, ports: Ports) -> Check:
     from promptcanary.core.config import SuiteSettings, load_header
 
     overrides, config = request.overrides, request.config
