@@ -31,7 +31,10 @@ suite in a fresh interpreter with ``import_litellm`` wrapped (in this script's d
 product) so that the CPU seconds before LiteLLM's import (the CLI, canary.yaml), of the import, and
 after it to the end of the command (150 requests, probes, the baseline written, the table printed)
 are read apart: the last is what a change to the run itself moves, without the import's ±0.5 s of
-noise on a shared machine.
+noise on a shared machine. The part after the import is split further, with the use case's
+``measure`` and ``save_baseline`` wrapped the same way: the requests with their probes (and
+LiteLLM's first-call work), the baseline's files written, and the rest (pre-flight, the plan,
+the table and its modules, the process's exit).
 
 ``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
 (for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
@@ -193,12 +196,24 @@ def stamped():
     stamps["import"] = time.process_time() - stamps["before"]
     return module
 provider.import_litellm = stamped
+import promptcanary.pipeline.usecases.baseline_run as use_case
+def timed(name, fn):
+    def wrapper(*args, **kwargs):
+        started = time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            stamps[name] = stamps.get(name, 0.0) + time.process_time() - started
+    return wrapper
+use_case.measure = timed("requests", use_case.measure)
+use_case.save_baseline = timed("save", use_case.save_baseline)
 from promptcanary.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
 stamps["after"] = time.process_time() - stamps["before"] - stamps["import"]
+stamps["rest"] = stamps["after"] - stamps.get("requests", 0.0) - stamps.get("save", 0.0)
 sys.stderr.write("\\nPHASES " + json.dumps(stamps) + "\\n")
 """
 
@@ -233,10 +248,17 @@ def section_phases(args: argparse.Namespace, sides: dict[str, Path]) -> None:
         f"\n== where the run command's CPU goes (same run, {args.runs} runs, CPU seconds, "
         f"median (min-max)), load average {before} / {load()} =="
     )
-    print(f"{'code':<22} {'before import':>20} {'LiteLLM import':>20} {'after import':>20}")
+    keys = ("before", "import", "after", "requests", "save", "rest")
+    print(
+        f"{'code':<22} {'before import':>20} {'LiteLLM import':>20} {'after import':>20}"
+        f"  = {'requests, probes':>20} {'baseline saved':>20} {'the rest':>20}"
+    )
     for name, stamps in rows.items():
-        cells = [summary([s[key] for s in stamps]) for key in ("before", "import", "after")]
-        print(f"{name:<22} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}")
+        cells = [summary([s.get(key, 0.0) for s in stamps]) for key in keys]
+        print(
+            f"{name:<22} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}  = {cells[3]:>20} "
+            f"{cells[4]:>20} {cells[5]:>20}"
+        )
 
 
 NO_MODEL = {
