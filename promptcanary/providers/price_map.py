@@ -1,0 +1,251 @@
+"""LiteLLM's price map, read without importing LiteLLM (``import litellm`` costs ~4 s of CPU; a
+plan prices a model and calls none, issue 29).
+
+:func:`load_price_map` loads the map the way ``litellm/__init__.py`` does at import
+(``litellm_core_utils/get_model_cost_map.py``): the JSON bundled with the installed package when
+``LITELLM_LOCAL_MODEL_COST_MAP`` or ``LITELLM_OFFLINE_MODE`` is ``true``; otherwise the map at
+``LITELLM_MODEL_COST_MAP_URL`` (LiteLLM's default below), fetched once with a 5 s timeout, and the
+bundled JSON instead when the fetch fails or the reply is not a JSON object of at least 50 models
+and half the bundled count. What this module does not mirror (an ``s3://`` URL, the validation
+thresholds changed through the environment) raises :class:`NotMirroredError`: LiteLLM then decides.
+
+:func:`plain_price` prices only an entry whose price is plainly per token: an input and an output
+cost per token and nothing else that could apply to a request of text tokens (no tiers above N
+tokens, no per-second, per-character, per-request or uplift pricing). Anything else is
+:class:`NotMirroredError` too, and the caller asks LiteLLM (tests/unit/providers/test_price_map.py
+compares both on every entry of the bundled map).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: ``litellm.model_cost_map_url`` when ``LITELLM_MODEL_COST_MAP_URL`` is unset.
+DEFAULT_URL = (
+    "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+)
+BUNDLED_NAME = "model_prices_and_context_window_backup.json"
+#: LiteLLM's fetch timeout (seconds) and its validation of a fetched map.
+FETCH_TIMEOUT_S = 5
+MIN_MODELS = 50
+MAX_SHRINK = 0.5
+#: Top-level keys of the map that are not models (LiteLLM: ``RESERVED_TOP_LEVEL_KEYS``).
+GENERALIZATIONS = "fallback_generalizations"
+RESERVED = frozenset({"sample_spec", GENERALIZATIONS})
+#: The process names for which LiteLLM never fetches (its own CLI entry points).
+LITELLM_CLIS = frozenset({"lite", "litellm-proxy"})
+
+#: Price keys that a request of plain text tokens, sent without a service tier, batch or cache,
+#: never pays: an entry may carry them and still be priced here.
+_NOT_APPLYING_SUFFIXES = ("_batches", "_priority", "_flex")
+_NOT_APPLYING_PREFIXES = ("cache_read_", "cache_creation_", "search_context_")
+#: LiteLLM applies this uplift only to a request it is told went to OpenAI's FedRAMP endpoint
+#: (``data_residency="fedramp"``), which a plan's price never is.
+_NOT_APPLYING_KEYS = frozenset(
+    {"input_cost_per_token", "output_cost_per_token", "fedramp_uplift_multiplier"}
+)
+
+
+#: Providers priced here: LiteLLM routes ``<provider>/<model>`` for each straight to the map entry
+#: of that provider (checked entry by entry against ``litellm.cost_per_token``). A prefix LiteLLM
+#: does not route by (``bedrock_converse/``, the map's ``vertex_ai-*_models`` groups) or routes
+#: elsewhere is left to LiteLLM. A bare name is priced here only as an OpenAI model, where LiteLLM
+#: sends it.
+SELF_PRICED = frozenset(
+    {
+        "openai",
+        "anthropic",
+        "azure",
+        "gemini",
+        "vertex_ai",
+        "mistral",
+        "groq",
+        "deepseek",
+        "xai",
+        "cohere",
+        "together_ai",
+        "fireworks_ai",
+        "deepinfra",
+        "openrouter",
+        "perplexity",
+        "cerebras",
+        "bedrock",
+    }
+)
+
+
+class NotMirroredError(Exception):
+    """LiteLLM's own code must answer: the case is one this module does not reproduce."""
+
+
+def bundled_path() -> Path:
+    """The JSON bundled with the installed LiteLLM, found without executing its ``__init__``."""
+    spec = importlib.util.find_spec("litellm")
+    locations = spec.submodule_search_locations if spec is not None else None
+    if not locations:
+        raise NotMirroredError("litellm is not installed as a package")
+    return Path(next(iter(locations))) / BUNDLED_NAME
+
+
+def load_price_map(
+    environ: Mapping[str, str],
+    *,
+    fetch: Callable[[str, float], tuple[int, bytes]] | None = None,
+    argv0: str | None = None,
+) -> dict[str, Any]:
+    """``litellm.model_cost`` as LiteLLM's import would build it under ``environ``.
+
+    ``fetch(url, timeout)`` returns (HTTP status, body); by default a plain ``httpx.get`` (no
+    redirects followed), as LiteLLM's. A failed fetch (transport error, 4xx/5xx) falls back to the
+    bundled map; LiteLLM then also retries in a background thread and may adopt the remote map
+    later in a long-lived process, which a one-shot plan never sees.
+
+    Raises:
+        NotMirroredError: an ``s3://`` URL, or the validation thresholds set in the environment.
+    """
+    name = Path(argv0 if argv0 is not None else sys.argv[0]).stem
+    local = (
+        environ.get("LITELLM_OFFLINE_MODE", "").strip().lower() == "true"
+        or environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() == "true"
+        or name in LITELLM_CLIS
+    )
+    if local:
+        return _finalized(_read_bundled())
+    if "MODEL_COST_MAP_MIN_MODEL_COUNT" in environ or "MODEL_COST_MAP_MAX_SHRINK_RATIO" in environ:
+        raise NotMirroredError("the price map's validation thresholds are set in the environment")
+    url = environ.get("LITELLM_MODEL_COST_MAP_URL", DEFAULT_URL)
+    if url.startswith("s3:"):
+        raise NotMirroredError("an s3:// price map URL")
+    fetched = _fetch(url, fetch or _httpx_get)
+    if fetched is None:
+        return _finalized(_read_bundled())
+    bundled_models = _models(_read_bundled())
+    models = _models(fetched)
+    if not fetched or models < MIN_MODELS or models < bundled_models * MAX_SHRINK:
+        return _finalized(_read_bundled())
+    return _finalized(fetched)
+
+
+def _read_bundled() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(bundled_path().read_bytes())
+    return loaded
+
+
+def _models(price_map: Mapping[str, Any]) -> int:
+    return sum(1 for key in price_map if key not in RESERVED)
+
+
+def _httpx_get(url: str, timeout: float) -> tuple[int, bytes]:
+    import httpx  # LiteLLM's own HTTP client (its dependency), loaded only for a remote map
+
+    response = httpx.get(url, timeout=timeout)
+    return response.status_code, response.content
+
+
+def _fetch(url: str, fetch: Callable[[str, float], tuple[int, bytes]]) -> dict[str, Any] | None:
+    """The fetched JSON object; None where LiteLLM falls back to the bundled map."""
+    try:
+        status, body = fetch(url, FETCH_TIMEOUT_S)
+    except Exception:  # transport errors and invalid URLs: LiteLLM falls back on every kind
+        return None
+    if status >= 400:
+        return None
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _finalized(price_map: dict[str, Any]) -> dict[str, Any]:
+    """The map as LiteLLM keeps it: without its generalization rules, with every alias a key of
+    its own that shares its owner's entry."""
+    price_map.pop(GENERALIZATIONS, None)
+    pointers = {
+        name: target
+        for name, entry in price_map.items()
+        if isinstance(entry, dict) and isinstance(target := entry.get("alias_of"), str)
+    }
+    owners: dict[str, str] = {}
+    listed: list[str] = []
+    for name, entry in price_map.items():
+        aliases = entry.get("aliases") if isinstance(entry, dict) else None
+        if aliases is None or name in pointers:
+            continue
+        listed.append(name)
+        if not isinstance(aliases, list):
+            continue
+        for alias in aliases:
+            if (alias in price_map and alias not in pointers) or alias in owners:
+                continue  # a name taken by a model or an earlier alias: LiteLLM skips it
+            owners[alias] = name
+    for alias, target in pointers.items():
+        taken = target not in price_map or target in pointers or alias in owners
+        if not taken:
+            owners[alias] = target
+    for name in listed:
+        price_map[name].pop("aliases", None)
+    for alias in pointers.keys() - owners.keys():
+        price_map.pop(alias)
+    for alias, owner in owners.items():
+        price_map[alias] = price_map[owner]
+    return price_map
+
+
+def _applies(key: str) -> bool:
+    """Whether a price key can change what a request of plain text tokens costs."""
+    if key in _NOT_APPLYING_KEYS:
+        return False
+    if key.startswith(_NOT_APPLYING_PREFIXES) or key.endswith(_NOT_APPLYING_SUFFIXES):
+        return False
+    return "cost" in key or "price" in key or "multiplier" in key or "discount" in key
+
+
+def entry_for(model_id: str, price_map: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The entry of ``model_id`` as the plan passes it (``openai/gpt-4o-mini``, or a key of the
+    map itself).
+
+    Raises:
+        NotMirroredError: no such key, or a prefix that is not the entry's provider.
+    """
+    provider = model_id.partition("/")[0] if "/" in model_id else "openai"
+    if provider not in SELF_PRICED:
+        raise NotMirroredError(f"{model_id!r}: LiteLLM routes {provider!r} models itself")
+    if model_id.startswith("ft:"):
+        raise NotMirroredError(f"{model_id!r}: LiteLLM prices a fine-tuned model by its base model")
+    entry = price_map.get(model_id)
+    if "/" in model_id:
+        bare = price_map.get(model_id.partition("/")[2])
+        if isinstance(bare, dict) and bare.get("litellm_provider") != provider:
+            # The name is also another provider's model: which entry LiteLLM reads depends on
+            # its lookup order (azure/mistral-large-latest), so LiteLLM decides.
+            raise NotMirroredError(f"{model_id!r} is also a {bare.get('litellm_provider')} model")
+        entry = entry if entry is not None else bare
+    if not isinstance(entry, dict) or entry.get("litellm_provider") != provider:
+        raise NotMirroredError(f"{model_id!r} is not a {provider} model of the price map")
+    return entry
+
+
+def plain_price(
+    model_id: str, prompt_tokens: int, completion_tokens: int, price_map: Mapping[str, Any]
+) -> float:
+    """USD for these tokens: ``prompt x input_cost_per_token + completion x
+    output_cost_per_token``.
+
+    Raises:
+        NotMirroredError: the model is not found as LiteLLM would find it, or its price is not plainly
+            per token.
+    """
+    entry = entry_for(model_id, price_map)
+    inp, out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (inp, out)):
+        raise NotMirroredError(f"{model_id!r} has no input and output price per token")
+    if any(_applies(key) for key in entry):
+        raise NotMirroredError(f"{model_id!r} is priced by more than its tokens")
+    assert isinstance(inp, int | float) and isinstance(out, int | float)
+    return float(prompt_tokens * inp) + float(completion_tokens * out)
