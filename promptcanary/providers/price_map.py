@@ -220,15 +220,32 @@ def entry_for(model_id: str, price_map: Mapping[str, Any]) -> Mapping[str, Any]:
         raise NotMirroredError(f"{model_id!r}: LiteLLM prices a fine-tuned model by its base model")
     entry = price_map.get(model_id)
     if "/" in model_id:
-        bare = price_map.get(model_id.partition("/")[2])
-        if isinstance(bare, dict) and bare.get("litellm_provider") != provider:
-            # The name is also another provider's model: which entry LiteLLM reads depends on
-            # its lookup order (azure/mistral-large-latest), so LiteLLM decides.
-            raise NotMirroredError(f"{model_id!r} is also a {bare.get('litellm_provider')} model")
-        entry = entry if entry is not None else bare
+        name = model_id.partition("/")[2]
+        other = _rerouted(name, provider, price_map)
+        if other is not None:
+            # The name is also another provider's model: LiteLLM may route by that (it sends
+            # azure/<a Mistral or Cohere model> elsewhere), so LiteLLM decides.
+            raise NotMirroredError(f"{model_id!r} is also a {other} model")
+        entry = entry if entry is not None else price_map.get(name)
     if not isinstance(entry, dict) or entry.get("litellm_provider") != provider:
         raise NotMirroredError(f"{model_id!r} is not a {provider} model of the price map")
     return entry
+
+
+def _rerouted(name: str, provider: str, price_map: Mapping[str, Any]) -> str | None:
+    """Another provider LiteLLM may read ``<provider>/<name>`` as: the provider of the bare name
+    ``name`` when that is not ``provider`` (Cohere's chat models are bare names); and for Azure,
+    Mistral when ``name`` is one of its chat models (LiteLLM sends those, and Cohere's, through
+    Azure's OpenAI-compatible route)."""
+    bare = price_map.get(name)
+    owner = bare.get("litellm_provider") if isinstance(bare, dict) else None
+    if owner is not None and owner != provider:
+        return str(owner)
+    if provider == "azure":
+        mistral = price_map.get(f"mistral/{name}")
+        if isinstance(mistral, dict) and mistral.get("litellm_provider") == "mistral":
+            return "mistral"
+    return None
 
 
 def plain_price(
