@@ -15,10 +15,11 @@ model, and the CPU per request at the provider's own endpoint.
    and the CPU seconds both commands used (every thread): on a shared machine the wall time
    follows the CPU the process is given, the CPU much less so.
    Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
-2. **Commands that call no model**: `--help`, `init`, `compare --current` and `baselines list` on
-   the bundled quickstart, `baselines list` from the repository root (finding the suites below)
-   and `report` on the quickstart's run. Median of ``--runs``, wall and CPU seconds. Target:
-   <= 0.5 s.
+2. **Commands that call no model**: `--help`, `init`, `compare --current`, `baselines list` and
+   `baselines show` on the bundled quickstart, `baselines list` from the repository root (finding
+   the suites below), `report` on the quickstart's run and `plan` with no options in the
+   quickstart's folder (what the next check costs: LiteLLM's price map read without importing
+   LiteLLM). Median of ``--runs``, wall and CPU seconds. Target: <= 0.5 s.
 3. **CPU per request at the provider's own endpoint** (no api_base; a loopback HTTPS server with
    a private CA reached through OPENAI_BASE_URL and SSL_CERT_FILE): ``--tls-requests`` requests at
    concurrency 64 against the server answering in 100 ms, through the bare SDK route (a gather of
@@ -261,19 +262,32 @@ def section_phases(args: argparse.Namespace, sides: dict[str, Path]) -> None:
         )
 
 
-NO_MODEL = {
-    "promptcanary --help": ["--help"],
-    "promptcanary init (new folder)": ["init", "--dir", "{tmp}"],
-    "compare --current (quickstart)": [
-        "compare",
-        "-c",
-        str(QUICKSTART / "canary.yaml"),
-        "--current",
-        str(QUICKSTART / "current-run.json"),
-    ],
-    "baselines list (quickstart)": ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
-    "baselines list (repo root)": ["baselines", "list"],
-    "report (quickstart run)": ["report", str(QUICKSTART / "current-run.json")],
+#: label -> (working folder, arguments): `plan` from the quickstart's folder, with no options
+#: (issue 29: "what will my check cost" is the first question); the rest from the repository root.
+NO_MODEL: dict[str, tuple[Path, list[str]]] = {
+    "promptcanary --help": (ROOT, ["--help"]),
+    "promptcanary init (new folder)": (ROOT, ["init", "--dir", "{tmp}"]),
+    "compare --current (quickstart)": (
+        ROOT,
+        [
+            "compare",
+            "-c",
+            str(QUICKSTART / "canary.yaml"),
+            "--current",
+            str(QUICKSTART / "current-run.json"),
+        ],
+    ),
+    "baselines list (quickstart)": (
+        ROOT,
+        ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
+    ),
+    "baselines list (repo root)": (ROOT, ["baselines", "list"]),
+    "baselines show (quickstart)": (
+        ROOT,
+        ["baselines", "show", str(max((QUICKSTART / "baselines").glob("*.json")))],
+    ),
+    "report (quickstart run)": (ROOT, ["report", str(QUICKSTART / "current-run.json")]),
+    "plan (quickstart, no options)": (QUICKSTART, ["plan"]),
 }
 
 
@@ -282,13 +296,13 @@ def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path])
     times: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.runs):
-        for label, cli_args in NO_MODEL.items():
+        for label, (cwd, cli_args) in NO_MODEL.items():
             for name, code in sides.items():
                 with tempfile.TemporaryDirectory() as tmp:
                     cmd = [exe, *(a.replace("{tmp}", tmp) for a in cli_args)]
                     cpu = children_cpu()
                     started = time.perf_counter()
-                    subprocess.run(cmd, cwd=ROOT, env=environment(code), capture_output=True)
+                    subprocess.run(cmd, cwd=cwd, env=environment(code), capture_output=True)
                     times.setdefault((label, name), []).append(time.perf_counter() - started)
                     cpus.setdefault((label, name), []).append(children_cpu() - cpu)
     print(
