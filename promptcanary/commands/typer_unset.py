@@ -39,5 +39,6 @@ def install() -> bool:
         return value
 
     process_value._skips_unset = True  # type: ignore[attr-defined]
+    process_value.__wrapped__ = typer_process  # type: ignore[attr-defined]
     _TyperParameter.process_value = process_value  # type: ignore[method-assign]
     return True
