@@ -32,17 +32,30 @@ def make_app(seen: list[dict[str, Any]]) -> typer.Typer:
         paths: Annotated[list[Path] | None, typer.Option("--path")] = None,
         mode: Annotated[str, typer.Option()] = "terminal",
         must: Annotated[str | None, typer.Option()] = None,
+        folder: Annotated[Path, typer.Option("--dir")] = Path("."),
+        found: Annotated[Path, typer.Option("--found", exists=True)] = Path("no-such-folder"),
     ) -> None:
         seen.append(
-            {"name": name, "count": count, "cost": cost, "paths": paths, "mode": mode, "m": must}
+            {
+                "name": name,
+                "count": count,
+                "cost": cost,
+                "paths": paths,
+                "mode": mode,
+                "m": must,
+                "dir": folder,
+                "found": found,
+            }
         )
 
     return app
 
 
 CASES = [
-    ["x"],
+    ["x", "--found", "."],
     ["x", "--count", "3", "--cost", "0.5", "--path", "a", "--path", "b", "--mode", "md"],
+    ["x", "--dir", "sub", "--found", "."],
+    ["x"],  # --found's default does not exist: Typer's check, made on a default too
     ["x", "--count", "9"],  # out of range: Typer's validator, built for a value
     ["x", "--cost", "0"],  # the callback refuses
     [],  # the argument is missing
@@ -69,25 +82,39 @@ def invoke(args: list[str]) -> tuple[int, str, list[dict[str, Any]]]:
     return result.exit_code, result.output, seen
 
 
-@pytest.mark.parametrize("args", CASES, ids=["unset", "all set", "range", "callback", "missing"])
+@pytest.mark.parametrize(
+    ("args", "exit_code"),
+    list(zip(CASES, [0, 2, 0, 2, 2, 2, 2], strict=True)),
+    ids=["defaults", "all set", "--dir", "missing default", "range", "callback", "missing"],
+)
 def test_the_same_values_and_errors_as_typer(
-    args: list[str], monkeypatch: pytest.MonkeyPatch
+    args: list[str], exit_code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert typer_unset.install()
     patched = invoke(args)
+    assert patched[0] == exit_code, patched[1]
     original = typer.core._TyperParameter.process_value.__wrapped__  # type: ignore[attr-defined]
     monkeypatch.setattr(typer.core._TyperParameter, "process_value", original)
     assert invoke(args) == patched
 
 
-def test_unset_options_build_no_validator(builds: list[str]) -> None:
+def test_unset_and_default_options_build_no_validator(builds: list[str]) -> None:
     assert typer_unset.install()
-    exit_code, _, seen = invoke(["x"])
-    assert exit_code == 0
+    exit_code, output, seen = invoke(["x", "--found", "."])
+    assert exit_code == 0, output
     assert seen == [
-        {"name": "x", "count": None, "cost": None, "paths": None, "mode": "terminal", "m": None}
+        {
+            "name": "x",
+            "count": None,
+            "cost": None,
+            "paths": None,
+            "mode": "terminal",
+            "m": None,
+            "dir": Path("."),
+            "found": Path("."),
+        }
     ]
-    assert sorted(builds) == ["<class 'str'>", "<class 'str'>"]  # NAME and --mode's default
+    assert builds == ["<class 'pathlib.Path'>"]  # --found's "." came as text: Typer's validator
 
 
 def test_installing_twice_patches_once() -> None:
