@@ -6,7 +6,7 @@ first use, per parameter: ``compare`` has some forty options, nearly all unset (
 building their adapters took 0.1-0.17 s of a 0.5 s command (and imported pydantic where nothing
 else needs it). Typer's coercion of ``None`` never reads the adapter (``RuntimeParam.coerce``:
 ``None`` stays ``None``, or ``()`` for a multi-value parameter), nor does it need it for a
-``str`` given as a ``str`` or a ``Path`` default given as a ``Path`` (its validators pass them
+``str`` given as a ``str`` or a ``Path`` given as a path or as text (its validators pass them
 through, see :func:`_without_adapter`); so :func:`install` makes such a parameter skip building
 it, then goes on exactly as Typer does (the required check, then the callback). Any other value
 takes Typer's own path, adapter and all (`init` then imports no pydantic at all).
@@ -55,8 +55,10 @@ def install() -> bool:
 def _without_adapter(param: Any, ctx: Any, value: Any) -> tuple[bool, Any]:
     """(True, the value Typer's validator would return) for a single value whose validator only
     passes it through: a ``str`` option given a ``str`` (Typer's ``_parse_cli_str`` returns it),
-    a ``Path`` option given a ``Path`` (a default such as ``Path(".")``: Typer's path validator
-    only calls ``coerce_cli_path``, called here). Else (False, value): Typer's own path."""
+    an ``int`` or ``float`` option without a range given a number of its type (a default),
+    a ``Path`` option given a ``Path`` (a default such as ``Path(".")``) or text (Typer's path
+    validator only makes the path and calls ``coerce_cli_path``, called here). Else (False,
+    value): Typer's own path."""
     from pathlib import Path
 
     descriptor = param.type_descriptor
@@ -67,10 +69,17 @@ def _without_adapter(param: Any, ctx: Any, value: Any) -> tuple[bool, Any]:
     annotation = descriptor.annotation
     if annotation is str and type(value) is str:
         return True, value
+    if annotation in (int, float) and type(value) is annotation:
+        # A number default (plan's --alpha 0.05): pydantic returns the same number, and only
+        # a range (min/max) could refuse or clamp it.
+        return (info.min is None and info.max is None), value
     path_type = info.path_type or annotation
     paths = all(isinstance(t, type) and issubclass(t, Path) for t in (annotation, path_type))
-    if paths and isinstance(value, path_type):
+    if paths and (isinstance(value, path_type) or type(value) is str):
         from typer._param_types import coerce_cli_path
 
-        return True, coerce_cli_path(value, info, path_type=path_type, param=param, ctx=ctx)
+        # Typer turns text into a path with pydantic's Path validator: Path(text), the same
+        # path for any text (tests/unit/commands/test_typer_unset.py); its checks follow here.
+        given = value if isinstance(value, path_type) else path_type(value)
+        return True, coerce_cli_path(given, info, path_type=path_type, param=param, ctx=ctx)
     return False, value

@@ -34,6 +34,8 @@ def make_app(seen: list[dict[str, Any]]) -> typer.Typer:
         must: Annotated[str | None, typer.Option()] = None,
         folder: Annotated[Path, typer.Option("--dir")] = Path("."),
         found: Annotated[Path, typer.Option("--found", exists=True)] = Path("no-such-folder"),
+        rate: Annotated[float, typer.Option()] = 0.9,
+        top: Annotated[int, typer.Option(max=3, clamp=True)] = 7,
     ) -> None:
         seen.append(
             {
@@ -45,6 +47,8 @@ def make_app(seen: list[dict[str, Any]]) -> typer.Typer:
                 "m": must,
                 "dir": folder,
                 "found": found,
+                "rate": rate,
+                "top": top,
             }
         )
 
@@ -112,9 +116,24 @@ def test_unset_and_default_options_build_no_validator(builds: list[str]) -> None
             "m": None,
             "dir": Path("."),
             "found": Path("."),
+            "rate": 0.9,
+            "top": 3,
         }
     ]
-    assert builds == ["<class 'pathlib.Path'>"]  # --found's "." came as text: Typer's validator
+    assert builds == ["<class 'int'>"]  # --top's default, clamped by Typer's validator
+
+
+@pytest.mark.parametrize("text", ["", ".", "a b", "~", "-", "/tmp//x/", "é"])
+def test_text_becomes_the_path_pydantic_makes(text: str) -> None:
+    from pydantic import TypeAdapter
+
+    assert TypeAdapter(Path).validate_python(text) == Path(text)
+
+
+def test_a_number_still_takes_typers_validator(builds: list[str]) -> None:
+    assert typer_unset.install()
+    assert invoke(["x", "--count", "3", "--found", "."])[0] == 0
+    assert builds == ["<class 'int'>", "<class 'int'>"]  # --count's text, --top's range
 
 
 def test_installing_twice_patches_once() -> None:
