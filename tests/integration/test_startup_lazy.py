@@ -115,9 +115,10 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
 def test_plan_prices_the_quickstart_without_litellm(extra: list[str], tmp_path: Path) -> None:
     # gpt-4o-mini's price is plainly per token: read from LiteLLM's map without importing it
     # (providers/price_map.py; tests/unit/providers/test_price_map.py holds it equal to LiteLLM's).
+    # Nor rich: its lines are plain text.
     args = ["plan", "-c", str(QUICKSTART / "canary.yaml"), *extra]
-    report = "seen = [code, 'litellm' in sys.modules]"
-    assert after_cli(args, tmp_path, None, report) == [0, False]
+    report = "seen = [code, 'litellm' in sys.modules, 'rich' in sys.modules]"
+    assert after_cli(args, tmp_path, None, report) == [0, False, False]
 
 
 @pytest.mark.parametrize(
