@@ -45,19 +45,21 @@ def litellm_price(model: str, prompt_tokens: int, completion_tokens: int) -> flo
     (:mod:`promptcanary.providers.price_map`): the same figure, without LiteLLM's ~4 s import.
     Any other model, or once LiteLLM is loaded anyway, LiteLLM prices it."""
     if model and "litellm" not in sys.modules:
-        from promptcanary.providers.price_map import NotMirroredError, plain_price
+        from promptcanary.providers.price_map import plain_price
 
-        try:
-            return plain_price(model, prompt_tokens, completion_tokens, _price_map())
-        except NotMirroredError:
-            pass
+        price_map = _price_map()
+        price = (
+            plain_price(model, prompt_tokens, completion_tokens, price_map) if price_map else None
+        )
+        if price is not None:
+            return price
     from promptcanary.providers.litellm import token_price
 
     return token_price(model, prompt_tokens, completion_tokens)
 
 
 @functools.cache
-def _price_map() -> dict[str, Any]:
+def _price_map() -> dict[str, Any] | None:
     """The map LiteLLM would load in this process: with ``LITELLM_LOCAL_MODEL_COST_MAP=True``
     unless the user set it, as :func:`~promptcanary.providers.litellm.import_litellm` imports it
     (never to the network by default); read once."""

@@ -7,12 +7,12 @@ plan prices a model and calls none, issue 29).
 ``LITELLM_MODEL_COST_MAP_URL`` (LiteLLM's default below), fetched once with a 5 s timeout, and the
 bundled JSON instead when the fetch fails or the reply is not a JSON object of at least 50 models
 and half the bundled count. What this module does not mirror (an ``s3://`` URL, the validation
-thresholds changed through the environment) raises :class:`NotMirroredError`: LiteLLM then decides.
+thresholds changed through the environment) gives None: LiteLLM then decides.
 
 :func:`plain_price` prices only an entry whose price is plainly per token: an input and an output
 cost per token and nothing else that could apply to a request of text tokens (no tiers above N
 tokens, no per-second, per-character, per-request or uplift pricing). Anything else is
-:class:`NotMirroredError` too, and the caller asks LiteLLM (tests/unit/providers/test_price_map.py
+None too, and the caller asks LiteLLM (tests/unit/providers/test_price_map.py
 compares both on every entry of the bundled map).
 """
 
@@ -79,16 +79,13 @@ SELF_PRICED = frozenset(
 )
 
 
-class NotMirroredError(Exception):
-    """LiteLLM's own code must answer: the case is one this module does not reproduce."""
-
-
-def bundled_path() -> Path:
-    """The JSON bundled with the installed LiteLLM, found without executing its ``__init__``."""
+def bundled_path() -> Path | None:
+    """The JSON bundled with the installed LiteLLM, found without executing its ``__init__``
+    (None: no LiteLLM package to read it from)."""
     spec = importlib.util.find_spec("litellm")
     locations = spec.submodule_search_locations if spec is not None else None
     if not locations:
-        raise NotMirroredError("litellm is not installed as a package")
+        return None
     return Path(next(iter(locations))) / BUNDLED_NAME
 
 
@@ -97,17 +94,19 @@ def load_price_map(
     *,
     fetch: Callable[[str, float], tuple[int, bytes]] | None = None,
     argv0: str | None = None,
-) -> dict[str, Any]:
-    """``litellm.model_cost`` as LiteLLM's import would build it under ``environ``.
+) -> dict[str, Any] | None:
+    """``litellm.model_cost`` as LiteLLM's import would build it under ``environ``; None where
+    LiteLLM must load it: an ``s3://`` URL, the validation thresholds set in the environment, or
+    no installed LiteLLM package to read.
 
     ``fetch(url, timeout)`` returns (HTTP status, body); by default a plain ``httpx.get`` (no
     redirects followed), as LiteLLM's. A failed fetch (transport error, 4xx/5xx) falls back to the
     bundled map; LiteLLM then also retries in a background thread and may adopt the remote map
     later in a long-lived process, which a one-shot plan never sees.
-
-    Raises:
-        NotMirroredError: an ``s3://`` URL, or the validation thresholds set in the environment.
     """
+    bundled = bundled_path()
+    if bundled is None:
+        return None
     name = Path(argv0 if argv0 is not None else sys.argv[0]).stem
     local = (
         environ.get("LITELLM_OFFLINE_MODE", "").strip().lower() == "true"
@@ -115,24 +114,24 @@ def load_price_map(
         or name in LITELLM_CLIS
     )
     if local:
-        return _finalized(_read_bundled())
+        return _finalized(_read(bundled))
     if "MODEL_COST_MAP_MIN_MODEL_COUNT" in environ or "MODEL_COST_MAP_MAX_SHRINK_RATIO" in environ:
-        raise NotMirroredError("the price map's validation thresholds are set in the environment")
+        return None  # LiteLLM's own parsing of the thresholds decides
     url = environ.get("LITELLM_MODEL_COST_MAP_URL", DEFAULT_URL)
     if url.startswith("s3:"):
-        raise NotMirroredError("an s3:// price map URL")
+        return None  # LiteLLM reads it with boto3
     fetched = _fetch(url, fetch or _httpx_get)
     if fetched is None:
-        return _finalized(_read_bundled())
-    bundled_models = _models(_read_bundled())
+        return _finalized(_read(bundled))
+    bundled_models = _models(_read(bundled))
     models = _models(fetched)
     if not fetched or models < MIN_MODELS or models < bundled_models * MAX_SHRINK:
-        return _finalized(_read_bundled())
+        return _finalized(_read(bundled))
     return _finalized(fetched)
 
 
-def _read_bundled() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(bundled_path().read_bytes())
+def _read(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.read_bytes())
     return loaded
 
 
@@ -206,18 +205,14 @@ def _applies(key: str) -> bool:
     return "cost" in key or "price" in key or "multiplier" in key or "discount" in key
 
 
-def entry_for(model_id: str, price_map: Mapping[str, Any]) -> Mapping[str, Any]:
+def entry_for(model_id: str, price_map: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The entry of ``model_id`` as the plan passes it (``openai/gpt-4o-mini``, or a key of the
-    map itself).
-
-    Raises:
-        NotMirroredError: no such key, or a prefix that is not the entry's provider.
-    """
+    map itself); None where LiteLLM must find it: a provider not in :data:`SELF_PRICED`, a
+    fine-tune (``ft:``, priced from its base model), a name also another provider's, no entry of
+    that provider."""
     provider = model_id.partition("/")[0] if "/" in model_id else "openai"
-    if provider not in SELF_PRICED:
-        raise NotMirroredError(f"{model_id!r}: LiteLLM routes {provider!r} models itself")
-    if model_id.startswith("ft:"):
-        raise NotMirroredError(f"{model_id!r}: LiteLLM prices a fine-tuned model by its base model")
+    if provider not in SELF_PRICED or model_id.startswith("ft:"):
+        return None
     entry = price_map.get(model_id)
     if "/" in model_id:
         name = model_id.partition("/")[2]
@@ -225,10 +220,10 @@ def entry_for(model_id: str, price_map: Mapping[str, Any]) -> Mapping[str, Any]:
         if other is not None:
             # The name is also another provider's model: LiteLLM may route by that (it sends
             # azure/<a Mistral or Cohere model> elsewhere), so LiteLLM decides.
-            raise NotMirroredError(f"{model_id!r} is also a {other} model")
+            return None
         entry = entry if entry is not None else price_map.get(name)
     if not isinstance(entry, dict) or entry.get("litellm_provider") != provider:
-        raise NotMirroredError(f"{model_id!r} is not a {provider} model of the price map")
+        return None
     return entry
 
 
@@ -250,19 +245,17 @@ def _rerouted(name: str, provider: str, price_map: Mapping[str, Any]) -> str | N
 
 def plain_price(
     model_id: str, prompt_tokens: int, completion_tokens: int, price_map: Mapping[str, Any]
-) -> float:
+) -> float | None:
     """USD for these tokens: ``prompt x input_cost_per_token + completion x
-    output_cost_per_token``.
-
-    Raises:
-        NotMirroredError: the model is not found as LiteLLM would find it, or its price is not plainly
-            per token.
-    """
+    output_cost_per_token``; None where LiteLLM must price them (the model is not found as
+    LiteLLM would find it, or its price is not plainly per token)."""
     entry = entry_for(model_id, price_map)
+    if entry is None:
+        return None
     inp, out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (inp, out)):
-        raise NotMirroredError(f"{model_id!r} has no input and output price per token")
+        return None
     if any(_applies(key) for key in entry):
-        raise NotMirroredError(f"{model_id!r} is priced by more than its tokens")
+        return None
     assert isinstance(inp, int | float) and isinstance(out, int | float)
     return float(prompt_tokens * inp) + float(completion_tokens * out)
