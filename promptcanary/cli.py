@@ -15,8 +15,6 @@ from typing import Annotated
 
 import typer
 
-from promptcanary.commands import typer_unset
-
 # Pydantic scans installed distributions for plugins on first import; we use none.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 # numpy's OpenBLAS starts a thread per core when numpy is imported (the answer test, `plan`):
@@ -24,8 +22,6 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 # test computes its kernels with einsum for that reason; core/behaviour/features.py). A user's
 # own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# Unset options (most of them) skip Typer's per-option pydantic validator: ~0.1 s a command.
-typer_unset.install()
 
 app = typer.Typer(
     name="promptcanary",
