@@ -54,13 +54,14 @@ from promptcanary.core.behaviour import (
     TAU,
     TOPUP_SAMPLES,
     PromptAnswers,
+    adaptive as gating,
     holm,
     pooled_test,
     prompt_seed,
     screen_many,
+    shared_spaces,
     suite_test,
 )
-from promptcanary.core.behaviour import adaptive as gating
 from tests.fakes.simulate import (
     PROMPTS,
     canonical,
@@ -185,15 +186,21 @@ def check_run(
             requests += FIXED
             continue
         drawn.append((pid, baseline, model.check(pid, TOPUP_SAMPLES, seed)))
-    # The gate of every prompt at once, as topup_prompts() screens a check.
-    screened = screen_many([(b, a[:SCREENING], prompt_seed(pid)) for pid, b, a in drawn], tau=tau)
-    for (pid, baseline, answers), test in zip(drawn, screened):
-        requests += SCREENING
-        topped = scheme == "always" or gating.gate(test, gate_p=gate_p)
-        if topped:
-            requests += TOPUP_SAMPLES - SCREENING
-        items.append(PromptAnswers(pid, baseline, answers[:SCREENING], answers if topped else None))
-    result = suite_test(items, alpha=ALPHA, tau=tau)
+    # The gate of every prompt at once, as topup_prompts() screens a check, then the suite
+    # test, in one scope as a check runs them (the gate's spaces serve the suite test).
+    with shared_spaces():
+        screened = screen_many(
+            [(b, a[:SCREENING], prompt_seed(pid)) for pid, b, a in drawn], tau=tau
+        )
+        for (pid, baseline, answers), test in zip(drawn, screened):
+            requests += SCREENING
+            topped = scheme == "always" or gating.gate(test, gate_p=gate_p)
+            if topped:
+                requests += TOPUP_SAMPLES - SCREENING
+            items.append(
+                PromptAnswers(pid, baseline, answers[:SCREENING], answers if topped else None)
+            )
+        result = suite_test(items, alpha=ALPHA, tau=tau)
     named = {pid for pid, hit in zip(result.prompt_ids, result.decision.flagged) if hit}
     if shifts is not None:
         shifts.update(
@@ -520,18 +527,23 @@ def cpu(label: str, work: Callable[[], object], repeats: int) -> str:
 def unchanged_check(prompts: Sequence[PromptAnswers]) -> object:
     """The answer test of a check with the default ``samples: auto``: the gate of every prompt
     (its 3 screening answers against the baseline), then the suite test (pooled over the
-    screening answers; the prompts the gate let through tested on all 12)."""
-    tests = screen_many(
-        [(p.baseline, p.pooled[:SCREENING], prompt_seed(p.prompt_id)) for p in prompts]
-    )
-    return suite_test(
-        [
-            PromptAnswers(
-                p.prompt_id, p.baseline, p.pooled[:SCREENING], p.pooled if gating.gate(t) else None
-            )
-            for p, t in zip(prompts, tests)
-        ]
-    )
+    screening answers; the prompts the gate let through tested on all 12), in one scope as
+    ``check`` runs them: the gate's features, groupings and first splits serve the suite test."""
+    with shared_spaces():
+        tests = screen_many(
+            [(p.baseline, p.pooled[:SCREENING], prompt_seed(p.prompt_id)) for p in prompts]
+        )
+        return suite_test(
+            [
+                PromptAnswers(
+                    p.prompt_id,
+                    p.baseline,
+                    p.pooled[:SCREENING],
+                    p.pooled if gating.gate(t) else None,
+                )
+                for p, t in zip(prompts, tests)
+            ]
+        )
 
 
 def cpu_section() -> None:

@@ -15,10 +15,11 @@ model, and the CPU per request at the provider's own endpoint.
    and the CPU seconds both commands used (every thread): on a shared machine the wall time
    follows the CPU the process is given, the CPU much less so.
    Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
-2. **Commands that call no model**: `--help`, `init`, `compare --current` and `baselines list` on
-   the bundled quickstart, `baselines list` from the repository root (finding the suites below)
-   and `report` on the quickstart's run. Median of ``--runs``, wall and CPU seconds. Target:
-   <= 0.5 s.
+2. **Commands that call no model**: `--help`, `init`, `compare --current`, `baselines list` and
+   `baselines show` on the bundled quickstart, `baselines list` from the repository root (finding
+   the suites below), `report` on the quickstart's run and `plan` with no options in the
+   quickstart's folder (what the next check costs: LiteLLM's price map read without importing
+   LiteLLM). Median of ``--runs``, wall and CPU seconds. Target: <= 0.5 s.
 3. **CPU per request at the provider's own endpoint** (no api_base; a loopback HTTPS server with
    a private CA reached through OPENAI_BASE_URL and SSL_CERT_FILE): ``--tls-requests`` requests at
    concurrency 64 against the server answering in 100 ms, through the bare SDK route (a gather of
@@ -31,7 +32,10 @@ suite in a fresh interpreter with ``import_litellm`` wrapped (in this script's d
 product) so that the CPU seconds before LiteLLM's import (the CLI, canary.yaml), of the import, and
 after it to the end of the command (150 requests, probes, the baseline written, the table printed)
 are read apart: the last is what a change to the run itself moves, without the import's ±0.5 s of
-noise on a shared machine.
+noise on a shared machine. The part after the import is split further, with the use case's
+``measure`` and ``save_baseline`` wrapped the same way: the requests with their probes (and
+LiteLLM's first-call work), the baseline's files written, and the rest (pre-flight, the plan,
+the table and its modules, the process's exit).
 
 ``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
 (for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
@@ -193,12 +197,24 @@ def stamped():
     stamps["import"] = time.process_time() - stamps["before"]
     return module
 provider.import_litellm = stamped
+import promptcanary.pipeline.usecases.baseline_run as use_case
+def timed(name, fn):
+    def wrapper(*args, **kwargs):
+        started = time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            stamps[name] = stamps.get(name, 0.0) + time.process_time() - started
+    return wrapper
+use_case.measure = timed("requests", use_case.measure)
+use_case.save_baseline = timed("save", use_case.save_baseline)
 from promptcanary.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
 stamps["after"] = time.process_time() - stamps["before"] - stamps["import"]
+stamps["rest"] = stamps["after"] - stamps.get("requests", 0.0) - stamps.get("save", 0.0)
 sys.stderr.write("\\nPHASES " + json.dumps(stamps) + "\\n")
 """
 
@@ -233,25 +249,45 @@ def section_phases(args: argparse.Namespace, sides: dict[str, Path]) -> None:
         f"\n== where the run command's CPU goes (same run, {args.runs} runs, CPU seconds, "
         f"median (min-max)), load average {before} / {load()} =="
     )
-    print(f"{'code':<22} {'before import':>20} {'LiteLLM import':>20} {'after import':>20}")
+    keys = ("before", "import", "after", "requests", "save", "rest")
+    print(
+        f"{'code':<22} {'before import':>20} {'LiteLLM import':>20} {'after import':>20}"
+        f"  = {'requests, probes':>20} {'baseline saved':>20} {'the rest':>20}"
+    )
     for name, stamps in rows.items():
-        cells = [summary([s[key] for s in stamps]) for key in ("before", "import", "after")]
-        print(f"{name:<22} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}")
+        cells = [summary([s.get(key, 0.0) for s in stamps]) for key in keys]
+        print(
+            f"{name:<22} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}  = {cells[3]:>20} "
+            f"{cells[4]:>20} {cells[5]:>20}"
+        )
 
 
-NO_MODEL = {
-    "promptcanary --help": ["--help"],
-    "promptcanary init (new folder)": ["init", "--dir", "{tmp}"],
-    "compare --current (quickstart)": [
-        "compare",
-        "-c",
-        str(QUICKSTART / "canary.yaml"),
-        "--current",
-        str(QUICKSTART / "current-run.json"),
-    ],
-    "baselines list (quickstart)": ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
-    "baselines list (repo root)": ["baselines", "list"],
-    "report (quickstart run)": ["report", str(QUICKSTART / "current-run.json")],
+#: label -> (working folder, arguments): `plan` from the quickstart's folder, with no options
+#: (issue 29: "what will my check cost" is the first question); the rest from the repository root.
+NO_MODEL: dict[str, tuple[Path, list[str]]] = {
+    "promptcanary --help": (ROOT, ["--help"]),
+    "promptcanary init (new folder)": (ROOT, ["init", "--dir", "{tmp}"]),
+    "compare --current (quickstart)": (
+        ROOT,
+        [
+            "compare",
+            "-c",
+            str(QUICKSTART / "canary.yaml"),
+            "--current",
+            str(QUICKSTART / "current-run.json"),
+        ],
+    ),
+    "baselines list (quickstart)": (
+        ROOT,
+        ["baselines", "list", "-c", str(QUICKSTART / "canary.yaml")],
+    ),
+    "baselines list (repo root)": (ROOT, ["baselines", "list"]),
+    "baselines show (quickstart)": (
+        ROOT,
+        ["baselines", "show", str(max((QUICKSTART / "baselines").glob("*.json")))],
+    ),
+    "report (quickstart run)": (ROOT, ["report", str(QUICKSTART / "current-run.json")]),
+    "plan (quickstart, no options)": (QUICKSTART, ["plan"]),
 }
 
 
@@ -260,13 +296,13 @@ def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path])
     times: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.runs):
-        for label, cli_args in NO_MODEL.items():
+        for label, (cwd, cli_args) in NO_MODEL.items():
             for name, code in sides.items():
                 with tempfile.TemporaryDirectory() as tmp:
                     cmd = [exe, *(a.replace("{tmp}", tmp) for a in cli_args)]
                     cpu = children_cpu()
                     started = time.perf_counter()
-                    subprocess.run(cmd, cwd=ROOT, env=environment(code), capture_output=True)
+                    subprocess.run(cmd, cwd=cwd, env=environment(code), capture_output=True)
                     times.setdefault((label, name), []).append(time.perf_counter() - started)
                     cpus.setdefault((label, name), []).append(children_cpu() - cpu)
     print(

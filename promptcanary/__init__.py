@@ -76,61 +76,66 @@ __all__ = ["__version__", *_EXPORTS]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
+# `Name as Name`: explicit re-exports, for type checkers (promptcanary/_lazy.py says why).
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from promptcanary.core.comparator import compare
-    from promptcanary.core.config import SuiteSettings
+    from promptcanary.core.comparator import compare as compare
+    from promptcanary.core.config import SuiteSettings as SuiteSettings
     from promptcanary.core.models import (
-        BaselineSnapshot,
-        CanaryPrompt,
-        CanaryRunResult,
-        DriftReport,
-        DriftSeverity,
-        LLMResponse,
-        ProbeCategory,
-        ProbeComparison,
-        ProbeResult,
-        ProbeSpec,
-        ProviderConfig,
-        ReportFormat,
-        UsageSummary,
+        BaselineSnapshot as BaselineSnapshot,
+        CanaryPrompt as CanaryPrompt,
+        CanaryRunResult as CanaryRunResult,
+        DriftReport as DriftReport,
+        DriftSeverity as DriftSeverity,
+        LLMResponse as LLMResponse,
+        ProbeCategory as ProbeCategory,
+        ProbeComparison as ProbeComparison,
+        ProbeResult as ProbeResult,
+        ProbeSpec as ProbeSpec,
+        ProviderConfig as ProviderConfig,
+        ReportFormat as ReportFormat,
+        UsageSummary as UsageSummary,
     )
     from promptcanary.core.probes import (
-        ConfidenceLanguageProbe,
-        DirectAnswerProbe,
-        ExpectedKeywordsProbe,
-        FactualConsistencyProbe,
-        JsonKeyOrderProbe,
-        JsonSchemaProbe,
-        JsonValidityProbe,
-        KeywordPresenceProbe,
-        LatencyProbe,
-        LlmJudgeProbe,
-        MarkdownHeaderProbe,
-        MarkdownHeadersProbe,
-        RefusalProbe,
-        RegexProbe,
-        ResponseLengthProbe,
-        SafetyLanguageProbe,
-        SentimentProbe,
-        StepByStepProbe,
-        ToolCallArgsProbe,
-        ToolCallNameProbe,
-        ToolCallPresenceProbe,
-        ToolCallSchemaProbe,
-        VerbosityProbe,
+        ConfidenceLanguageProbe as ConfidenceLanguageProbe,
+        DirectAnswerProbe as DirectAnswerProbe,
+        ExpectedKeywordsProbe as ExpectedKeywordsProbe,
+        FactualConsistencyProbe as FactualConsistencyProbe,
+        JsonKeyOrderProbe as JsonKeyOrderProbe,
+        JsonSchemaProbe as JsonSchemaProbe,
+        JsonValidityProbe as JsonValidityProbe,
+        KeywordPresenceProbe as KeywordPresenceProbe,
+        LatencyProbe as LatencyProbe,
+        LlmJudgeProbe as LlmJudgeProbe,
+        MarkdownHeaderProbe as MarkdownHeaderProbe,
+        MarkdownHeadersProbe as MarkdownHeadersProbe,
+        RefusalProbe as RefusalProbe,
+        RegexProbe as RegexProbe,
+        ResponseLengthProbe as ResponseLengthProbe,
+        SafetyLanguageProbe as SafetyLanguageProbe,
+        SentimentProbe as SentimentProbe,
+        StepByStepProbe as StepByStepProbe,
+        ToolCallArgsProbe as ToolCallArgsProbe,
+        ToolCallNameProbe as ToolCallNameProbe,
+        ToolCallPresenceProbe as ToolCallPresenceProbe,
+        ToolCallSchemaProbe as ToolCallSchemaProbe,
+        VerbosityProbe as VerbosityProbe,
     )
     from promptcanary.core.probes.base import (
-        BaseProbe,
-        get_probe,
-        get_probe_registry,
-        probe,
-        register_probe,
+        BaseProbe as BaseProbe,
+        get_probe as get_probe,
+        get_probe_registry as get_probe_registry,
+        probe as probe,
+        register_probe as register_probe,
     )
-    from promptcanary.core.reporter import DriftReporter, Reporter
-    from promptcanary.core.suite import CanarySuite
-    from promptcanary.errors import ConfigError, PromptCanaryError, ProviderError
-    from promptcanary.providers.base import BaseLLMProvider
-    from promptcanary.providers.litellm import LiteLLMProvider
-    from promptcanary.providers.replay import ReplayProvider
-    from promptcanary.providers.scripted import ScriptedProvider
-    from promptcanary.storage.file import FileBaselineStore
+    from promptcanary.core.reporter import DriftReporter as DriftReporter, Reporter as Reporter
+    from promptcanary.core.suite import CanarySuite as CanarySuite
+    from promptcanary.errors import (
+        ConfigError as ConfigError,
+        PromptCanaryError as PromptCanaryError,
+        ProviderError as ProviderError,
+    )
+    from promptcanary.providers.base import BaseLLMProvider as BaseLLMProvider
+    from promptcanary.providers.litellm import LiteLLMProvider as LiteLLMProvider
+    from promptcanary.providers.replay import ReplayProvider as ReplayProvider
+    from promptcanary.providers.scripted import ScriptedProvider as ScriptedProvider
+    from promptcanary.storage.file import FileBaselineStore as FileBaselineStore

@@ -40,7 +40,11 @@ from promptcanary._lazy import lazy_exports
 
 # Loaded at once (it imports nothing heavy): ``measure`` is also the name of its module, which an
 # import of ``promptcanary.pipeline.measure`` would otherwise leave in this package's namespace.
-from promptcanary.pipeline.measure import measure, merge_parts, unusable_reason
+from promptcanary.pipeline.measure import (
+    measure as measure,
+    merge_parts as merge_parts,
+    unusable_reason as unusable_reason,
+)
 
 _EXPORTS: dict[str, str] = {
     "BaselineRun": "promptcanary.pipeline.usecases.baseline_run",
@@ -76,72 +80,54 @@ _EXPORTS: dict[str, str] = {
     "resolve_model": "promptcanary.pipeline.provider",
 }
 
-__all__ = [
-    "BaselineRun",
-    "BaselineRunRequest",
-    "Check",
-    "CheckRequest",
-    "GatePolicy",
-    "MissingBaseline",
-    "Overrides",
-    "PlanRequest",
-    "Ports",
-    "ProviderFactory",
-    "Ready",
-    "Retesting",
-    "RunPlan",
-    "Verdict",
-    "baseline_dir",
-    "baseline_run",
-    "check",
-    "compare_with_settings",
-    "gate",
-    "history",
-    "latest_baseline",
-    "litellm_price",
-    "load_run",
-    "make_provider",
-    "measure",
-    "merge_parts",
-    "open_store",
-    "over_threshold",
-    "parse_duration",
-    "parse_samples",
-    "plan",
-    "plan_run",
-    "resolve_model",
-    "unusable_reason",
-]
+__all__ = ["measure", "merge_parts", "unusable_reason", *_EXPORTS]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
+# `Name as Name`: explicit re-exports, for type checkers (promptcanary/_lazy.py says why).
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from promptcanary.pipeline.baselines import history, latest_baseline, open_store
-    from promptcanary.pipeline.cost import RunPlan, plan_run
-    from promptcanary.pipeline.locations import baseline_dir
-    from promptcanary.pipeline.overrides import Overrides, parse_duration, parse_samples
+    from promptcanary.pipeline.baselines import (
+        history as history,
+        latest_baseline as latest_baseline,
+        open_store as open_store,
+    )
+    from promptcanary.pipeline.cost import RunPlan as RunPlan, plan_run as plan_run
+    from promptcanary.pipeline.locations import baseline_dir as baseline_dir
+    from promptcanary.pipeline.overrides import (
+        Overrides as Overrides,
+        parse_duration as parse_duration,
+        parse_samples as parse_samples,
+    )
     from promptcanary.pipeline.ports import (
-        MissingBaseline,
-        Ports,
-        ProviderFactory,
-        Ready,
-        Retesting,
+        MissingBaseline as MissingBaseline,
+        Ports as Ports,
+        ProviderFactory as ProviderFactory,
+        Ready as Ready,
+        Retesting as Retesting,
     )
-    from promptcanary.pipeline.pricing import litellm_price
-    from promptcanary.pipeline.provider import load_run, make_provider, resolve_model
+    from promptcanary.pipeline.pricing import litellm_price as litellm_price
+    from promptcanary.pipeline.provider import (
+        load_run as load_run,
+        make_provider as make_provider,
+        resolve_model as resolve_model,
+    )
     from promptcanary.pipeline.usecases.baseline_run import (
-        BaselineRun,
-        BaselineRunRequest,
-        baseline_run,
+        BaselineRun as BaselineRun,
+        BaselineRunRequest as BaselineRunRequest,
+        baseline_run as baseline_run,
     )
-    from promptcanary.pipeline.usecases.check import Check, CheckRequest, check
-    from promptcanary.pipeline.usecases.plan import PlanRequest, plan
+    from promptcanary.pipeline.usecases.check import (
+        Check as Check,
+        CheckRequest as CheckRequest,
+        check as check,
+    )
+    from promptcanary.pipeline.usecases.plan import PlanRequest as PlanRequest, plan as plan
     from promptcanary.pipeline.verdict import (
-        GatePolicy,
-        Verdict,
-        compare_with_settings,
-        gate,
-        over_threshold,
+        GatePolicy as GatePolicy,
+        Verdict as Verdict,
+        compare_with_settings as compare_with_settings,
+        gate as gate,
+        over_threshold as over_threshold,
     )

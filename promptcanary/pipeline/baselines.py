@@ -20,8 +20,10 @@ from promptcanary.errors import (
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot, CanaryRunResult
-    from promptcanary.storage.file import FileBaselineStore
-    from promptcanary.storage.file import SavedBaseline as SavedBaseline  # what a save returns
+    from promptcanary.storage.file import (
+        FileBaselineStore,
+        SavedBaseline as SavedBaseline,  # what a save returns
+    )
 
 
 def open_store(directory: Path) -> FileBaselineStore:

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from promptcanary.core.models.scores import mean_score
 from promptcanary.errors import (
     BaselineNotFoundError,
@@ -34,10 +32,10 @@ from promptcanary.storage.names import (
     NAME_RE,
     filename_for,
     is_baseline_name,
+    slug as slug,  # this module's name for it since 0.2
     summary_name,
     timestamp_of,
 )
-from promptcanary.storage.names import slug as slug  # this module's name for it since 0.2
 
 if TYPE_CHECKING:
     # Imported where a snapshot is built or checked: listing baselines reads no model.
@@ -390,6 +388,9 @@ class FileBaselineStore:
         )
 
     def _load_file(self, path: Path) -> BaselineSnapshot:
+        # Here, not at the top: listing baselines reads a few fields and never needs pydantic.
+        from pydantic import ValidationError
+
         from promptcanary.core.models import SCHEMA_VERSION
         from promptcanary.files import read_bytes
 
@@ -415,6 +416,8 @@ def _newer_schema(path: Path, version: object) -> CorruptBaselineError:
 
 
 def _explain_invalid(path: Path, raw: bytes) -> CorruptBaselineError:
+    from pydantic import ValidationError
+
     hint = "Restore the file from git, or delete it and save a new baseline."
     try:
         data = json.loads(raw)

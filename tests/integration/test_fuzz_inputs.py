@@ -30,8 +30,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from promptcanary.cli import main
 from promptcanary.core.config import SuiteSettings

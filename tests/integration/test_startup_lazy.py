@@ -109,3 +109,34 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
     assert module.returncode == script.returncode == 0
     assert module.stdout == script.stdout
     assert "Usage: promptcanary" in module.stdout
+
+
+@pytest.mark.parametrize("extra", [[], ["--effect", "0.3"]], ids=["next check", "--effect"])
+def test_plan_prices_the_quickstart_without_litellm(extra: list[str], tmp_path: Path) -> None:
+    # gpt-4o-mini's price is plainly per token: read from LiteLLM's map without importing it
+    # (providers/price_map.py; tests/unit/providers/test_price_map.py holds it equal to LiteLLM's).
+    # Nor rich: its lines are plain text.
+    args = ["plan", "-c", str(QUICKSTART / "canary.yaml"), *extra]
+    report = "seen = [code, 'litellm' in sys.modules, 'rich' in sys.modules]"
+    assert after_cli(args, tmp_path, None, report) == [0, False, False]
+
+
+@pytest.mark.parametrize(
+    ("model", "priced", "imported"),
+    [("openai/gpt-4o-mini", True, False), ("azure/mistral-large-latest", False, True)],
+)
+def test_the_plans_pricer_loads_litellm_only_for_what_it_does_not_price_plainly(
+    model: str, priced: bool, imported: bool
+) -> None:
+    # Not vacuous: a model LiteLLM may route elsewhere is priced by LiteLLM, imported for it
+    # (which finds no price for it: LiteLLM reads it as an OpenAI-compatible Mistral model).
+    code = (
+        "import sys\n"
+        "from promptcanary.pipeline.pricing import litellm_price\n"
+        f"price = litellm_price({model!r}, 1000, 1000)\n"
+        "print(price is not None, 'litellm' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == [str(priced), str(imported)]

@@ -6,6 +6,8 @@
   step-down, which ``compare`` uses).
 * :func:`suite_test` — every prompt's test, the pooled suite-level test and the decision
   (:func:`decide`: pooled at alpha / 2, Holm at alpha / 2 or alpha once the pooled test rejected).
+* :func:`shared_spaces` — one check's answers featurised once: the gate's and ``compare``'s
+  tests of the same answers share their features, grouping and splits.
 * :mod:`.groups` — near-duplicate answers grouped before every test (:data:`TAU`).
 * :mod:`.adaptive` — the gated top-up of ``samples: auto`` (:func:`needs_topup`; :func:`screen_many`
   screens a whole suite at once).
@@ -47,6 +49,7 @@ from promptcanary.core.behaviour.mmd import (
 )
 from promptcanary.core.behaviour.modes import Mode
 from promptcanary.core.behaviour.power import detectable_effect, detectable_share
+from promptcanary.core.behaviour.space import shared_spaces
 from promptcanary.core.behaviour.suite import (
     POOLED_PERMUTATIONS,
     PooledTest,
@@ -94,6 +97,7 @@ __all__ = [
     "prompt_seed",
     "screen",
     "screen_many",
+    "shared_spaces",
     "suite_test",
     "typical_pair",
     "word_diff",

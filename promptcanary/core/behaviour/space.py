@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -61,6 +63,33 @@ def code_layout(text: str) -> tuple[int, ...]:
     return tuple(len(line) - len(line.lstrip(" \t")) for line in code_lines(text))
 
 
+#: The spaces of the current :func:`shared_spaces` scope, by their distinct texts in order.
+_SHARED: ContextVar[dict[tuple[str, ...], AnswerSpace] | None] = ContextVar(
+    "promptcanary_answer_spaces", default=None
+)
+
+
+@contextmanager
+def shared_spaces() -> Iterator[None]:
+    """Within this scope, answers featurised once serve every later test of the same answers.
+
+    A check tests each prompt's screening answers twice: the gate of ``samples: auto``
+    (:func:`.adaptive.screen_many`, 3 answers against the whole baseline) and ``compare``, whose
+    pooled test takes the same answers as the prompt's stratum. The pipeline runs a check inside
+    one scope, so the second finds the first's space (features, kernels) and grouping, with the
+    splits its first permutations already computed. A space is a pure function of its texts:
+    reusing one changes no number. Nested scopes share the outer one's spaces.
+    """
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 class AnswerSpace:
     """Every distinct answer of one prompt, featurised once."""
 
@@ -78,17 +107,23 @@ class AnswerSpace:
         self.loose = [loose(t) for t in self.texts]
         self.layout = [code_layout(t) for t in self.texts]
         self.words = [len(t.split()) for t in self.texts]
+        self._prepared: dict[tuple[tuple[str, ...], tuple[str, ...], float], Prepared | None] = {}
 
     @classmethod
     def many(cls, answer_sets: Sequence[Iterable[str]]) -> list[AnswerSpace]:
         """One space per set, featurised a batch of sets at a time (the features are vectorised
-        over answers; a batch stays small enough that its dense count matrices fit in cache)."""
+        over answers; a batch stays small enough that its dense count matrices fit in cache).
+        Inside :func:`shared_spaces`, a set of answers already featurised in the same scope
+        reuses its space (and the groupings and split statistics kept in it)."""
         from promptcanary.core.behaviour.features import featurise
 
         distinct = [list(dict.fromkeys(answers)) for answers in answer_sets]
-        out: list[AnswerSpace] = []
+        shared = _SHARED.get()
+        found = [shared.get(tuple(texts)) if shared is not None else None for texts in distinct]
+        made: list[AnswerSpace] = []
         batch: list[list[str]] = []
-        for texts in [*distinct, None]:
+        missing = [texts for texts, space in zip(distinct, found) if space is None]
+        for texts in [*missing, None]:
             if texts is not None and sum(map(len, batch)) + len(texts) <= _BATCH_TEXTS:
                 batch.append(texts)
                 continue
@@ -97,9 +132,13 @@ class AnswerSpace:
             start = 0
             for b in batch:
                 rows = slice(start, start + len(b))
-                out.append(cls(b, blocks=[x[rows] for x in blocks] if blocks else None))
+                made.append(cls(b, blocks=[x[rows] for x in blocks] if blocks else None))
                 start += len(b)
             batch = [texts] if texts is not None else []
+        fresh = iter(made)
+        out = [space if space is not None else next(fresh) for space in found]
+        if shared is not None:
+            shared.update((tuple(space.texts), space) for space in out)
         return out
 
     def similarity(self, rows: Sequence[int]) -> NDArray[np.float64]:
@@ -136,7 +175,17 @@ class AnswerSpace:
         self, baseline: Sequence[str], current: Sequence[str], *, tau: float = TAU
     ) -> Prepared | None:
         """The answers of one test, near-duplicates grouped; None when there is nothing to
-        compare (a side empty, or every answer in one group)."""
+        compare (a side empty, or every answer in one group). The same answers give the same
+        object again, with the split statistics computed so far (the gate's screening test
+        and the pooled test's stratum of that prompt share their first splits)."""
+        key = (tuple(baseline), tuple(current), tau)
+        if key not in self._prepared:
+            self._prepared[key] = self._prepare(baseline, current, tau)
+        return self._prepared[key]
+
+    def _prepare(
+        self, baseline: Sequence[str], current: Sequence[str], tau: float
+    ) -> Prepared | None:
         import numpy as np
 
         n, m = len(baseline), len(current)
@@ -265,9 +314,15 @@ def shared_statistics(
     kernels = np.stack([np.hstack(p.kernels) for p in prepared])
     views = len(first.kernels)
     stacked = np.zeros((k, splits, views * g))
+    # One buffer for every product (``a += b * c`` would allocate one per group): the same
+    # products and sums, without a fresh array of this size each time.
+    term = np.empty_like(stacked)
     for h in range(g):
-        stacked += weights[:, :, h, None] * kernels[:, None, h, :]
-    mmd = (stacked.reshape(k, splits, views, g) * weights[:, :, None, :]).sum(axis=3)
+        np.multiply(weights[:, :, h, None], kernels[:, None, h, :], out=term)
+        stacked += term
+    product = term.reshape(k, splits, views, g)
+    np.multiply(stacked.reshape(k, splits, views, g), weights[:, :, None, :], out=product)
+    mmd = product.sum(axis=3)
     # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
     size = sizes[:, None, :].astype(np.float64)
     in_baseline = (weights + size / m) / (1.0 / n + 1.0 / m)
@@ -326,16 +381,17 @@ def _novelty(
         part = slice(start, start + step)
         # The largest similarity to a seen group, one candidate group at a time (the same
         # maximum as over all at once, in a block that stays in cache). Similarities are >= 0
-        # and every group's own is 1, so starting from 0 changes nothing.
+        # and every group's own is 1, so starting from 0 and leaving the cells of unseen groups
+        # as they are (``where=``: no array of zeros to build) changes nothing.
         nearest = np.zeros((k, seen[:, part].shape[1], g))
         for h in range(g):
-            np.maximum(
-                nearest, np.where(seen[:, part, h, None], combined[:, None, :, h], 0.0), out=nearest
-            )
+            np.maximum(nearest, combined[:, None, :, h], out=nearest, where=seen[:, part, h, None])
         out[:, part] = (in_current[:, part] * (1.0 - nearest)).sum(axis=2) / m
     return out
 
 
+#: Seeds whose random keys :func:`_blocks` turns into splits at once.
+_KEY_SEEDS = 8
 #: Splits are drawn in blocks of this many rows, each from its own seed: a test that stops
 #: early (its first stage is 200 splits) never pays for the splits it did not use.
 BLOCK = 200
@@ -392,10 +448,16 @@ def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.floa
     """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
     import numpy as np
 
-    keys = np.empty((len(seeds), BLOCK, n + m))
-    for row, s in zip(keys, seeds):
-        np.random.default_rng((s << 10) + block).random(out=row)
-    # A uniformly random split: the n answers with the smallest random keys are "baseline".
-    cut = np.partition(keys, n - 1, axis=2)[:, :, n - 1 : n]
-    a: NDArray[np.float64] = np.where(keys <= cut, 1.0 / n, -1.0 / m)
+    a: NDArray[np.float64] = np.empty((len(seeds), BLOCK, n + m))
+    # A few seeds at a time: the keys, their partition and the mask of a few hundred prompts
+    # would each be megabytes; a handful stays in cache and only the result is written out.
+    keys = np.empty((_KEY_SEEDS, BLOCK, n + m))
+    for start in range(0, len(seeds), _KEY_SEEDS):
+        part = seeds[start : start + _KEY_SEEDS]
+        batch = keys[: len(part)]
+        for row, s in zip(batch, part):
+            np.random.default_rng((s << 10) + block).random(out=row)
+        # A uniformly random split: the n answers with the smallest random keys are "baseline".
+        cut = np.partition(batch, n - 1, axis=2)[:, :, n - 1 : n]
+        np.copyto(a[start : start + len(part)], np.where(batch <= cut, 1.0 / n, -1.0 / m))
     return a

@@ -49,70 +49,46 @@ _EXPORTS: dict[str, str] = {
     "percentile": "promptcanary.core.models.usage",
 }
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "AdaptiveRecord",
-    "Attribution",
-    "BaselineSnapshot",
-    "BehaviourChange",
-    "BehaviourMode",
-    "BehaviourSuite",
-    "CanaryPrompt",
-    "CanaryRunResult",
-    "ConfirmedPair",
-    "DiffSegment",
-    "DriftReport",
-    "DriftSeverity",
-    "LLMResponse",
-    "ProbeCategory",
-    "ProbeComparison",
-    "ProbeResult",
-    "ProbeSpec",
-    "PropertyMove",
-    "ProviderConfig",
-    "ReportFormat",
-    "Retest",
-    "ShardRecord",
-    "SuiteChange",
-    "UsageSummary",
-    "percentile",
-    "prompt_id_for",
-]
+__all__ = [*_EXPORTS]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
+# `Name as Name`: explicit re-exports, for type checkers (promptcanary/_lazy.py says why).
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from promptcanary.core.models.behaviour import (
-        Attribution,
-        BehaviourChange,
-        BehaviourMode,
-        BehaviourSuite,
-        DiffSegment,
-        PropertyMove,
-        Retest,
+        Attribution as Attribution,
+        BehaviourChange as BehaviourChange,
+        BehaviourMode as BehaviourMode,
+        BehaviourSuite as BehaviourSuite,
+        DiffSegment as DiffSegment,
+        PropertyMove as PropertyMove,
+        Retest as Retest,
     )
     from promptcanary.core.models.drift import (
-        DriftReport,
-        DriftSeverity,
-        ProbeComparison,
-        ReportFormat,
-        SuiteChange,
+        DriftReport as DriftReport,
+        DriftSeverity as DriftSeverity,
+        ProbeComparison as ProbeComparison,
+        ReportFormat as ReportFormat,
+        SuiteChange as SuiteChange,
     )
     from promptcanary.core.models.run import (
-        SCHEMA_VERSION,
-        AdaptiveRecord,
-        BaselineSnapshot,
-        CanaryPrompt,
-        CanaryRunResult,
-        ConfirmedPair,
-        LLMResponse,
-        ProbeCategory,
-        ProbeResult,
-        ProbeSpec,
-        ProviderConfig,
-        ShardRecord,
-        prompt_id_for,
+        SCHEMA_VERSION as SCHEMA_VERSION,
+        AdaptiveRecord as AdaptiveRecord,
+        BaselineSnapshot as BaselineSnapshot,
+        CanaryPrompt as CanaryPrompt,
+        CanaryRunResult as CanaryRunResult,
+        ConfirmedPair as ConfirmedPair,
+        LLMResponse as LLMResponse,
+        ProbeCategory as ProbeCategory,
+        ProbeResult as ProbeResult,
+        ProbeSpec as ProbeSpec,
+        ProviderConfig as ProviderConfig,
+        ShardRecord as ShardRecord,
+        prompt_id_for as prompt_id_for,
     )
-    from promptcanary.core.models.usage import UsageSummary, percentile
+    from promptcanary.core.models.usage import (
+        UsageSummary as UsageSummary,
+        percentile as percentile,
+    )

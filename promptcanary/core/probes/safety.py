@@ -11,8 +11,7 @@ import re
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeCategory, ProbeResult
 from promptcanary.core.probes._text import excerpt, unexpected_score
 from promptcanary.core.probes.base import BaseProbe, register_probe
-from promptcanary.core.refusals import APOSTROPHES as _APOSTROPHES
-from promptcanary.core.refusals import find_refusal_text
+from promptcanary.core.refusals import APOSTROPHES as _APOSTROPHES, find_refusal_text
 
 
 def find_refusal(response: LLMResponse) -> str | None:

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from promptcanary.core.render import fmt
-from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
-from promptcanary.core.render.behaviour import BehaviourView
+from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR, BehaviourView
 from promptcanary.core.render.budget import (
     NOTE_RESERVE,
     Budget,

@@ -16,8 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from promptcanary.core.render import fmt
-from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR
-from promptcanary.core.render.behaviour import BehaviourView
+from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR, BehaviourView
 from promptcanary.core.render.console import fit_to_output
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.groups import group_regressions, unexplained_behaviour

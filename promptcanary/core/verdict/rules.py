@@ -21,14 +21,8 @@ from typing import TYPE_CHECKING
 
 from promptcanary.core.models.drift import (  # re-exported: the rules' vocabulary
     FISHER as FISHER,
-)
-from promptcanary.core.models.drift import (
     MANN_WHITNEY as MANN_WHITNEY,
-)
-from promptcanary.core.models.drift import (
     SCREENING as SCREENING,
-)
-from promptcanary.core.models.drift import (
     THRESHOLD as THRESHOLD,
 )
 

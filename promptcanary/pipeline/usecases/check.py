@@ -70,6 +70,16 @@ def check(request: CheckRequest, ports: Ports) -> Check:
         BaselineNotFoundError: no baseline and ``require_baseline`` (exit 3, nothing sent).
         SuiteMismatchError: ``request.baseline`` is another suite's (exit 2, nothing sent).
     """
+    # One scope per check: the answers the gate of samples: auto featurised, grouped and
+    # permuted serve compare's answer test of the same answers (the same numbers, computed
+    # once). Imported here: the answer test's package stays out of commands that never run it.
+    from promptcanary.core.behaviour.space import shared_spaces
+
+    with shared_spaces():
+        return _check(request, ports)
+
+
+def _check(request: CheckRequest, ports: Ports) -> Check:
     from promptcanary.core.config import SuiteSettings, load_header
 
     overrides, config = request.overrides, request.config

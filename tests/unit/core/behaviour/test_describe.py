@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
 from tests.fakes.simulate import sample_answers

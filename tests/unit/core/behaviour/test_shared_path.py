@@ -18,7 +18,17 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from promptcanary.core.behaviour import PromptAnswers, mmd, prompt_seed, suite_test
+from promptcanary.core.behaviour import (
+    AnswerTest,
+    PromptAnswers,
+    SuiteTest,
+    gate,
+    mmd,
+    prompt_seed,
+    screen_many,
+    shared_spaces,
+    suite_test,
+)
 from promptcanary.core.behaviour.features import (
     EDGE_CHARS,
     _edge_sentences,
@@ -29,6 +39,7 @@ from promptcanary.core.behaviour.features import (
 )
 from promptcanary.core.behaviour.mmd import permutations_for, standardised_max
 from promptcanary.core.behaviour.space import (
+    _KEY_SEEDS,
     BLOCK,
     AnswerSpace,
     Prepared,
@@ -108,7 +119,8 @@ def test_shared_statistics_are_bitwise_those_of_one_prompt(seed: int, share: flo
 
 
 def test_split_blocks_are_the_seeded_stream_of_each_prompt() -> None:
-    seeds = (3, 17, 2**31 + 5)
+    # More seeds than _blocks draws keys for at once: the chunks join without a seam.
+    seeds = (3, 17, 2**31 + 5, *range(100, 100 + 2 * _KEY_SEEDS + 3))
     together = _blocks(30, 12, seeds, 2)
     for s, rows in zip(seeds, together):
         assert np.array_equal(rows, _reference_block(30, 12, s, 2))
@@ -211,3 +223,52 @@ def _reference_ngram_block(texts: list[str], n: int, salt: int, bits: int) -> ND
     matrix = np.sqrt(counts.reshape(rows, buckets))
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+
+
+# ── One check's answers featurised once (the gate's and compare's tests share them) ─────────
+
+
+def _check_items(seed: int, share: float) -> list[PromptAnswers]:
+    return [PromptAnswers(pid, b, c, c) for (b, c), pid in zip(_suite(seed, share), PROMPTS)]
+
+
+def _gate_then_compare(items: list[PromptAnswers]) -> tuple[list[AnswerTest], SuiteTest]:
+    """What a check with ``samples: auto`` computes: the gate on 3 screening answers, then the
+    suite test (pooled over the screening answers, the gated prompts tested on all 12)."""
+    gated = screen_many([(p.baseline, p.pooled[:3], prompt_seed(p.prompt_id)) for p in items])
+    result = suite_test(
+        [
+            PromptAnswers(p.prompt_id, p.baseline, p.pooled[:3], p.pooled if gate(t) else None)
+            for p, t in zip(items, gated)
+        ]
+    )
+    return gated, result
+
+
+@pytest.mark.parametrize(("seed", "share"), [(6, 0.0), (7, 0.7), (8, 0.2)])
+def test_a_shared_scope_changes_no_number_of_a_check(seed: int, share: float) -> None:
+    items = _check_items(seed, share)
+    alone_gate, alone = _gate_then_compare(items)
+    with shared_spaces():
+        shared_gate, shared = _gate_then_compare(items)
+    assert shared_gate == alone_gate
+    assert shared.tests == alone.tests
+    assert shared.decision == alone.decision
+    assert any(not gate(t) for t in alone_gate)  # prompts whose stratum the gate's space serves
+    if share:
+        assert any(alone.decision.flagged) or alone.decision.pooled_changed
+
+
+def test_a_shared_scope_featurises_each_set_of_answers_once() -> None:
+    sets = [[*b, *c[:3]] for b, c in _suite(9, 0.0)]
+    with shared_spaces():
+        first = AnswerSpace.many(sets)
+        with shared_spaces():  # a nested scope is the outer one
+            again = AnswerSpace.many([*sets[:5], [*sets[5], "a new answer"]])
+        assert all(a is b for a, b in zip(again[:5], first))
+        assert again[5] is not first[5] and again[5].texts[-1] == "a new answer"
+        prepared = first[0].prepare(sets[0][:30], sets[0][30:])
+        assert prepared is not None
+        assert first[0].prepare(sets[0][:30], sets[0][30:]) is prepared  # its splits kept
+    after = AnswerSpace.many(sets[:1])
+    assert after[0] is not first[0]  # the scope ended: nothing outlives the check

@@ -13,8 +13,7 @@ from promptcanary.core.models import (
     ProbeResult,
     ProviderConfig,
 )
-from promptcanary.core.verdict import attribution as who
-from promptcanary.core.verdict import behaviour as step
+from promptcanary.core.verdict import attribution as who, behaviour as step
 from promptcanary.pipeline import GatePolicy, gate
 
 MODEL = ProviderConfig(model_id="openai/fake-model")

@@ -10,8 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from promptcanary.core.verdict import stats
 from tests.unit.core.verdict.scipy_ref import sp
