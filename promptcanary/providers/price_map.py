@@ -121,13 +121,17 @@ def load_price_map(
     if url.startswith("s3:"):
         return None  # LiteLLM reads it with boto3
     fetched = _fetch(url, fetch or _httpx_get)
-    if fetched is None:
-        return _finalized(_read(bundled))
-    bundled_models = _models(_read(bundled))
-    models = _models(fetched)
-    if not fetched or models < MIN_MODELS or models < bundled_models * MAX_SHRINK:
-        return _finalized(_read(bundled))
+    backup = _read(bundled)
+    if fetched is None or not _valid(fetched, backup):
+        return _finalized(backup)
     return _finalized(fetched)
+
+
+def _valid(fetched: Mapping[str, Any], backup: Mapping[str, Any]) -> bool:
+    """LiteLLM's check of a fetched map: at least :data:`MIN_MODELS` models and no fewer than
+    :data:`MAX_SHRINK` of the bundled map's."""
+    models = _models(fetched)
+    return bool(fetched) and models >= MIN_MODELS and models >= _models(backup) * MAX_SHRINK
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -350,7 +350,7 @@ class MarkdownHeadersProbe(BaseProbe):
 
 # ── Names of promptcanary 0.2 ────────────────────────────────────────────────────────────────
 # The reference package defined these here; code importing them from this module keeps working.
-from promptcanary.core.probes.keywords import (  # noqa: E402  # noqa: E402
+from promptcanary.core.probes.keywords import (  # noqa: E402
     ExpectedKeywordsProbe as ExpectedKeywordsProbe,
     KeywordPresenceProbe as KeywordPresenceProbe,
 )
