@@ -107,3 +107,15 @@ def test_json_safe_escapes_without_changing_the_value() -> None:
     safe = json_safe(raw)
     assert json.loads(safe) == json.loads(raw)
     assert "\u202e" not in safe and "\\u202e" in safe and "\\udb40\\udc41" in safe
+
+
+def test_json_safe_escapes_exactly_its_table() -> None:
+    """Every character of the escape table, and no other (BMP and the tag block), is rewritten to
+    its escape: the pattern and the table are two spellings of one set."""
+    from promptcanary.core.render import safety
+
+    codes = [*range(0x10000), *range(0xE0000, 0xE0080), 0x1F600, 0xE0080]
+    rewritten = {code for code in codes if json_safe(chr(code)) != chr(code)}
+    assert rewritten == set(safety._JSON_ESCAPES)
+    assert json_safe("\x7f\x9f\ufeff") == "\\u007f\\u009f\\ufeff"
+    assert json_safe("\xa0\x7e\u061b\u061d") == "\xa0\x7e\u061b\u061d"
