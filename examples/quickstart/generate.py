@@ -7,6 +7,11 @@ baseline with `baseline_samples` per prompt; once with a few answers drifted, as
 against that baseline (saved as current-run.json). No key, no network:
 
     python examples/quickstart/generate.py
+
+The baseline is saved by the call `promptcanary run --save-baseline` makes
+(promptcanary.pipeline.baselines.save_baseline), so baselines/ holds what that command writes: the
+baseline in its stored form, the summary beside it and the folder's .gitattributes. The run is
+written in full, as `run -o` and `compare --save-run` write runs.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the repository root, for tests.fakes
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from promptcanary import CanarySuite, FileBaselineStore, LiteLLMProvider  # noqa: E402
-from promptcanary.pipeline import Overrides, measure  # noqa: E402
+from promptcanary import CanarySuite, LiteLLMProvider  # noqa: E402
+from promptcanary.pipeline import Overrides, measure, open_store  # noqa: E402
+from promptcanary.pipeline.baselines import save_baseline  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text  # noqa: E402
 
 GOOD = {
@@ -56,10 +62,12 @@ def main() -> None:
     with FakeLLMServer(reply, latency_s=0.05) as server:
         provider = LiteLLMProvider("openai/gpt-4o-mini", api_base=server.base_url, api_key="sk-example")
         baseline_run = measure(suite, provider, Overrides(), for_baseline=True)
-        snapshot = FileBaselineStore(baselines).save(baseline_run, note="Quickstart baseline")
+        saved = save_baseline(open_store(baselines), baseline_run, note="Quickstart baseline")
         answers = DRIFTED
-        current = measure(suite, provider, Overrides(), baseline=snapshot)
+        current = measure(suite, provider, Overrides(), baseline=saved.snapshot)
     (HERE / "current-run.json").write_text(current.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    for path in (*saved.files, HERE / "current-run.json"):
+        print(f"wrote {path.relative_to(HERE)}")
     print(f"baseline score {baseline_run.overall_score:.2f}, current score {current.overall_score:.2f}")
 
 

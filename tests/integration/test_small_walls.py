@@ -97,7 +97,10 @@ def test_baselines_list_from_the_root_finds_the_suites_below(repo: Path) -> None
         "Suite support-assistant · bots/support/canary.yaml · baselines in bots/support/baselines",
     ]
     # An id listed from the root is found from the root.
-    shown = run_cli("baselines", "show", "bc02d9ce", cwd=repo)
+    (baseline,) = (repo / "bots" / "support" / "baselines").glob("support-assistant__*.json")
+    short_id = baseline.stem.rsplit("_", 1)[1]  # what `baselines list` shows
+    assert short_id in done.stdout
+    shown = run_cli("baselines", "show", short_id, cwd=repo)
     assert shown.returncode == 0, shown.stderr
     assert "suite support-assistant" in shown.stdout
     # -c still lists one suite's folder only.

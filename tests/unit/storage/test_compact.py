@@ -28,6 +28,9 @@ from promptcanary.storage.runs import load_run
 ROOT = Path(__file__).resolve().parents[3]
 QUICKSTART = ROOT / "examples" / "quickstart"
 FIXTURES = ROOT / "tests" / "fixtures"
+#: The quickstart's baseline as the engine wrote it before the stored form (version 1 layout,
+#: 30 samples per prompt, 528 KB): what a baseline folder committed before issue 29 holds.
+VERSION_1 = FIXTURES / "baselines-v1"
 
 
 def without_raw(snapshot: BaselineSnapshot) -> BaselineSnapshot:
@@ -54,9 +57,11 @@ def snapshot_of(run: CanaryRunResult) -> BaselineSnapshot:
 
 
 def existing_files() -> list[Path]:
-    """Baselines and runs of every layout the project holds (engine-made, adaptive, 0.2)."""
+    """Baselines and runs of every layout the project holds (stored form, engine-made version
+    1, adaptive, 0.2)."""
     return [
         *sorted((QUICKSTART / "baselines").glob("*.json")),
+        *sorted(VERSION_1.glob("*.json")),
         QUICKSTART / "current-run.json",
         FIXTURES / "baseline-before-metadata.json",
         *sorted((FIXTURES / "promptcanary-0.2" / "baselines").glob("*.json")),
@@ -64,7 +69,7 @@ def existing_files() -> list[Path]:
     ]
 
 
-@pytest.mark.parametrize("path", existing_files(), ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", existing_files(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
 def test_every_existing_file_round_trips_exactly_and_shrinks(path: Path) -> None:
     raw = path.read_bytes()
     snapshot = parse_snapshot(raw) if b'"run_result"' in raw else snapshot_of(load_run(path))
@@ -72,12 +77,14 @@ def test_every_existing_file_round_trips_exactly_and_shrinks(path: Path) -> None
     back = parse_snapshot(text.encode("utf-8"))
     assert back == without_raw(snapshot)
     assert json.loads(text)["schema_version"] == FILE_VERSION
-    if len(snapshot.run_result.llm_responses) >= 30:
+    if json.loads(raw).get("schema_version") == FILE_VERSION:
+        assert text == raw.decode("utf-8")  # already in the stored form: written back unchanged
+    elif len(snapshot.run_result.llm_responses) >= 30:
         assert len(text) < len(raw) / 10, (len(text), len(raw))
 
 
-def test_the_quickstart_baseline_keeps_each_answer_once_and_its_order() -> None:
-    (path,) = (QUICKSTART / "baselines").glob("*.json")
+def test_the_version_1_quickstart_baseline_keeps_each_answer_once_and_its_order() -> None:
+    (path,) = VERSION_1.glob("*.json")
     snapshot = parse_snapshot(path.read_bytes())
     text = dump_snapshot(snapshot)
     answer = snapshot.run_result.llm_responses[0].content
