@@ -37,6 +37,12 @@ noise on a shared machine. The part after the import is split further, with the 
 LiteLLM's first-call work), the baseline's files written, and the rest (pre-flight, the plan,
 the table and its modules, the process's exit).
 
+``--instructions`` counts, instead of timing, the instructions each command of section 2 executes
+(one run under ``valgrind --tool=callgrind``, PYTHONHASHSEED=0; about 25 s a command): the count
+does not move with the machine's load or speed (repeated runs agree to 0.01 %), where the CPU
+seconds of one command on a shared machine move by tens of percent within minutes. With
+``--against`` it prints both sides and their ratio: what a change to start-up really saved.
+
 ``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
 (for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
 by run alternated with this checkout so that both see the same machine load: a before/after in
@@ -50,6 +56,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -58,6 +65,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -319,6 +327,47 @@ def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path])
     print(f"target <= 0.5 s: {'met' if worst <= 0.5 else 'MISSED'} (slowest median {worst:.2f} s)")
 
 
+def instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Millions of instructions ``cmd`` executes (valgrind's callgrind, which counts every one)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        cwd=cwd,
+        env={**env, "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"callgrind printed no count for {cmd}:\n{done.stderr[-2000:]}")
+    return int(found.group(1)) / 1e6
+
+
+def section_instructions(exe: str, sides: dict[str, Path]) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    jobs: dict[tuple[str, str], Future[float]] = {}
+    with (
+        ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        for label, (cwd, cli_args) in NO_MODEL.items():
+            for name, code in sides.items():
+                folder = Path(tmp) / f"{len(jobs)}"
+                folder.mkdir()
+                cmd = [exe, *(a.replace("{tmp}", str(folder)) for a in cli_args)]
+                jobs[(label, name)] = pool.submit(instructions, cmd, cwd, environment(code))
+        counts = {key: job.result() for key, job in jobs.items()}
+    print("\n== commands that call no model: millions of instructions (callgrind, one run each) ==")
+    first = next(iter(sides))
+    for label in NO_MODEL:
+        cells = "  ".join(f"{name}: {counts[(label, name)]:7.1f} M" for name in sides)
+        ratios = "  ".join(
+            f"{counts[(label, first)] / counts[(label, name)]:.3f}x {name}"
+            for name in list(sides)[1:]
+        )
+        print(f"{label:<32} {cells}  {ratios}".rstrip())
+
+
 def section_tls(args: argparse.Namespace) -> None:
     import run_speed
 
@@ -351,6 +400,11 @@ def main() -> None:
     parser.add_argument("--skip-no-model", action="store_true")
     parser.add_argument("--skip-tls", action="store_true")
     parser.add_argument("--phases", action="store_true", help="the run command's CPU by phase")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the no-model commands' instructions under valgrind instead of timing them",
+    )
     args = parser.parse_args()
     exe = promptcanary()
     with tempfile.TemporaryDirectory() as exported:
@@ -380,7 +434,9 @@ def measure(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
         section_loop(args, exe, sides)
     if args.phases:
         section_phases(args, sides)
-    if not args.skip_no_model:
+    if args.instructions:
+        section_instructions(exe, sides)
+    elif not args.skip_no_model:
         section_no_model(args, exe, sides)
     if not args.skip_tls:
         section_tls(args)
