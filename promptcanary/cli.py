@@ -20,7 +20,9 @@ from typing import Annotated
 # numpy): at CPython's default threshold of 700 new objects the cyclic collector ran about a
 # hundred times in `compare --current` and found next to nothing (2.3 % of its instructions;
 # docs/benchmarks.md). One young collection per 200,000 new objects instead, as mypy does; cycles
-# are still collected. Set before the imports that build those objects.
+# are still collected. Set before the imports that build those objects, so when this module is
+# imported (as the environment below): this module is the program, and a library user imports
+# `promptcanary`, which does not import it.
 if sys.implementation.name == "cpython":
     gc.set_threshold(200_000, 30, 30)
 
