@@ -14,11 +14,11 @@ from typing import Annotated
 
 # No ``from __future__ import annotations`` in this module: typer reads every command's
 # annotations when the CLI starts, and string annotations make it compile and evaluate each one
-# (~250 options and arguments: 2.4 % of the instructions of `compare --current`).
+# (~250 options and arguments: 3.3 % of the instructions of `compare --current`).
 
 # A command keeps nearly every object its start builds (typer's commands, pydantic's schemas,
 # numpy): at CPython's default threshold of 700 new objects the cyclic collector ran about a
-# hundred times in `compare --current` and found next to nothing (2.3 % of its instructions;
+# hundred times in `compare --current` and found next to nothing (2.2 % of its instructions;
 # docs/benchmarks.md). One young collection per 200,000 new objects instead, as mypy does; cycles
 # are still collected. Set before the imports that build those objects, so when this module is
 # imported (as the environment below): this module is the program, and a library user imports
