@@ -60,7 +60,7 @@ def stdout_console() -> Console:
 
     from promptcanary.core.render.console import fit_to_output
 
-    return fit_to_output(Console(highlight=False))
+    return fit_to_output(Console(highlight=False, emoji=False))
 
 
 def stderr_console() -> Console:
@@ -69,7 +69,7 @@ def stderr_console() -> Console:
 
     from promptcanary.core.render.console import fit_to_output
 
-    return fit_to_output(Console(stderr=True, highlight=False))
+    return fit_to_output(Console(stderr=True, highlight=False, emoji=False))
 
 
 def say(line: str) -> None:
