@@ -56,20 +56,16 @@ def start_litellm_warm_up(replay: Path | None) -> bool:
 def stdout_console() -> Console:
     """Rich on stdout: colour on a terminal; in a CI log or a file, wide lines (never wrapped at
     a guessed 80 columns: see :func:`~promptcanary.core.render.console.fit_to_output`)."""
-    from rich.console import Console
+    from promptcanary.core.render.console import output_console
 
-    from promptcanary.core.render.console import fit_to_output
-
-    return fit_to_output(Console(highlight=False, emoji=False))
+    return output_console()
 
 
 def stderr_console() -> Console:
     """Rich on stderr, sized as :func:`stdout_console`."""
-    from rich.console import Console
+    from promptcanary.core.render.console import output_console
 
-    from promptcanary.core.render.console import fit_to_output
-
-    return fit_to_output(Console(stderr=True, highlight=False, emoji=False))
+    return output_console(stderr=True)
 
 
 def say(line: str) -> None:

@@ -15,6 +15,15 @@ if TYPE_CHECKING:
 LOG_WIDTH = 120
 
 
+def output_console(*, stderr: bool = False) -> Console:
+    """The console PromptCanary prints with, on stdout or stderr: text as written (no highlighting
+    of numbers or paths, no ``:emoji:`` codes turned into emoji), laid out by
+    :func:`fit_to_output`."""
+    from rich.console import Console
+
+    return fit_to_output(Console(stderr=stderr, highlight=False, emoji=False))
+
+
 def fit_to_output(console: Console) -> Console:
     """``console``, laid out :data:`LOG_WIDTH` columns wide when it writes to no terminal and
     ``COLUMNS`` is unset (a terminal, or an explicit ``COLUMNS``, keeps its width)."""

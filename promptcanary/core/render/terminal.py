@@ -17,7 +17,7 @@ from rich.text import Text
 
 from promptcanary.core.render import fmt
 from promptcanary.core.render.behaviour import MAX_CHANGES as MAX_BEHAVIOUR, BehaviourView
-from promptcanary.core.render.console import fit_to_output
+from promptcanary.core.render.console import output_console
 from promptcanary.core.render.context import PairView, ReportView
 from promptcanary.core.render.groups import group_regressions, unexplained_behaviour
 from promptcanary.core.render.safety import neutralise_terminal, one_line, plain_hint
@@ -59,8 +59,8 @@ def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a c
 
 def default_console() -> Console:
     """A console that writes to stdout; colour only on a real terminal (see
-    :func:`fit_to_output` for its width elsewhere)."""
-    return fit_to_output(Console(highlight=False, emoji=False, soft_wrap=False))
+    :func:`~.console.fit_to_output` for its width elsewhere)."""
+    return output_console()
 
 
 def _counts(view: ReportView) -> Text:
