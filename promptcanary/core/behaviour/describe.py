@@ -178,8 +178,8 @@ def _property_changes(baseline: Sequence[str], current: Sequence[str]) -> list[P
 
 
 def _length_change(baseline: Sequence[str], current: Sequence[str]) -> PropertyChange | None:
-    b = statistics.median(props.words(a) for a in baseline)
-    c = statistics.median(props.words(a) for a in current)
+    b = statistics.median(props.per_answer(props.words, baseline))
+    c = statistics.median(props.per_answer(props.words, current))
     if abs(c - b) < MIN_LENGTH_WORDS:
         return None
     ratio = c / b if b else float("inf")
@@ -202,8 +202,8 @@ def _factor(ratio: float) -> str:
 
 
 def _refusal_change(baseline: Sequence[str], current: Sequence[str]) -> PropertyChange | None:
-    b_phrases = [props.refusal(a) for a in baseline]
-    c_phrases = [props.refusal(a) for a in current]
+    b_phrases = props.per_answer(props.refusal, baseline)
+    c_phrases = props.per_answer(props.refusal, current)
     b = sum(p is not None for p in b_phrases) / len(baseline)
     c = sum(p is not None for p in c_phrases) / len(current)
     if abs(c - b) < MIN_REFUSAL_CHANGE:
@@ -220,7 +220,7 @@ def _language_change(baseline: Sequence[str], current: Sequence[str]) -> Propert
     b_lang, b_share = _main_language(baseline)
     if b_lang == "unknown":
         return None
-    c_labels = Counter(props.language(a) for a in current)
+    c_labels = Counter(props.per_answer(props.language, current))
     c_of_b = c_labels.pop(b_lang, 0) / len(current)
     c_labels.pop("unknown", None)
     if not c_labels:
@@ -239,7 +239,7 @@ def _language_change(baseline: Sequence[str], current: Sequence[str]) -> Propert
 
 
 def _main_language(answers: Sequence[str]) -> tuple[str, float]:
-    labels = Counter(props.language(a) for a in answers)
+    labels = Counter(props.per_answer(props.language, answers))
     labels.pop("unknown", None)
     if not labels:
         return "unknown", 0.0
@@ -252,7 +252,7 @@ def _by_priority(found: Sequence[PropertyChange]) -> list[PropertyChange]:
 
 
 def _share(answers: Sequence[str], test: Callable[[str], bool]) -> float:
-    return sum(1 for a in answers if test(a)) / len(answers)
+    return sum(props.per_answer(test, answers)) / len(answers)
 
 
 def _pct(share: float) -> str:

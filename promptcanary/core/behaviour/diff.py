@@ -28,6 +28,8 @@ def typical_pair(baseline: Sequence[str], current: Sequence[str]) -> tuple[str, 
     the earliest answer, so the choice is deterministic. Empty sides give ""."""
     if not baseline or not current:
         return (baseline[0] if baseline else ""), (current[0] if current else "")
+    if len(set(baseline)) == 1 and len(set(current)) == 1:
+        return baseline[0], current[0]  # one text a side (a replay, temperature 0): no kernel
     from promptcanary.core.behaviour.features import combined, featurise, grams
 
     k = combined(grams(featurise([*baseline, *current])))

@@ -91,7 +91,23 @@ def normalise(text: str) -> str:
 
 
 def featurise(answers: Sequence[str]) -> list[NDArray[np.float64]]:
-    """One matrix per block (content, opening, closing, shape), one unit-length row per answer."""
+    """One matrix per block (content, opening, closing, shape), one unit-length row per answer.
+
+    Each distinct answer is featurised once and its row repeated: answers repeat (at temperature
+    0 most samples of a prompt are one text; a recorded answer replayed is always the same), and
+    a row depends on its own text only, to the bit (hashing, counts and norms are per row), so
+    the matrices are the ones featurising every answer would give."""
+    distinct = list(dict.fromkeys(answers))
+    if len(distinct) == len(answers):
+        return _featurise(answers)
+    import numpy as np
+
+    position = {text: i for i, text in enumerate(distinct)}
+    rows = np.fromiter((position[a] for a in answers), dtype=np.intp, count=len(answers))
+    return [block[rows] for block in _featurise(distinct)]
+
+
+def _featurise(answers: Sequence[str]) -> list[NDArray[np.float64]]:
     capped = [cap(a) for a in answers]
     edges = [_edge_sentences(a) for a in capped]
     return [

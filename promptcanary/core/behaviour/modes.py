@@ -9,12 +9,14 @@ itself, so they join no mode (their share still counts in the denominator).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from promptcanary.core.behaviour.properties import per_answer
 from promptcanary.core.text import clip
 
 #: Words of a sentence that make its mode key ("Sure! Great question." and "Sure! Happy to
@@ -79,8 +81,8 @@ def find_modes(
         return []
     modes: list[Mode] = []
     for edge in ("opening", "closing"):
-        b_keys = [_edge_key(a, edge) for a in baseline]
-        c_keys = [_edge_key(a, edge) for a in current]
+        b_keys = per_answer(functools.partial(_edge_key, edge=edge), baseline)
+        c_keys = per_answer(functools.partial(_edge_key, edge=edge), current)
         novel = _novel_mode(edge, b_keys, c_keys, current, example_chars)
         b_all, c_all = Counter(k.key for k in b_keys), Counter(k.key for k in c_keys)
         b_edge = Counter(k.key for k in b_keys if k.edge)

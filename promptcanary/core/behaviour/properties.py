@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeVar
 
 JsonKind = Literal["none", "pure", "fenced", "in_prose"]
+T = TypeVar("T")
 
 _FENCE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
@@ -21,6 +23,14 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 #: How many opening brackets :func:`json_kind` tries as the start of an embedded JSON value.
 _JSON_TRIES = 5
+
+
+def per_answer(measure: Callable[[str], T], answers: Sequence[str]) -> list[T]:
+    """``measure`` of every answer, in order, computed once per distinct answer: answers repeat
+    (most samples of a prompt at temperature 0 are one text; a replayed recording always is),
+    and every function here reads nothing but the answer's text."""
+    once = {text: measure(text) for text in dict.fromkeys(answers)}
+    return [once[text] for text in answers]
 
 
 def words(text: str) -> int:

@@ -192,3 +192,16 @@ def test_holm_is_stricter_than_bh_and_skips_untestable_prompts() -> None:
     assert all(h >= b for h, b in zip(holm, adjust(tests)))
     with pytest.raises(ValueError, match="holm"):
         adjust(tests, method="bonferroni")  # type: ignore[arg-type]
+
+
+def test_repeated_answers_are_featurised_once_and_give_the_same_rows() -> None:
+    # featurise computes each distinct text once and repeats its row: exact only because a row
+    # depends on its own text alone. Every block, to the bit, against featurising every answer.
+    import numpy as np
+
+    from promptcanary.core.behaviour.features import _featurise, featurise
+
+    texts = [*sample_answers("summary", 6, seed=3), "", "```py\n  x = 1\n```", '{"a": [1, 2]}']
+    answers = [texts[i % len(texts)] for i in (0, 3, 3, 1, 0, 8, 7, 7, 2, 6, 0, 5, 4, 8)]
+    for each, once in zip(_featurise(answers), featurise(answers)):
+        assert each.dtype == once.dtype and np.array_equal(each, once)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from promptcanary.core.behaviour import DiffSegment, describe_change, word_diff
@@ -219,3 +220,60 @@ def test_any_text_gets_a_description(baseline: list[str], current: list[str]) ->
     joined_new = " ".join(s.text for s in description.diff if s.op != "delete")
     assert joined_old.split() == description.baseline_example.split()[:400]
     assert joined_new.split() == description.current_example.split()[:400]
+
+
+def test_each_distinct_answer_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A replayed recording (or temperature 0) repeats one answer thirty times: the description
+    # reads each distinct text of a side once and still counts every answer in the shares.
+    from promptcanary.core.behaviour import properties
+
+    seen: list[str] = []
+    real = properties.language
+
+    def counting(text: str) -> str:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(properties, "language", counting)
+    baseline = ["The capital of France is Paris, and it is a city of the arts."] * 30
+    current = ["La capital de Francia es París, y es una ciudad de las artes."] * 9 + baseline[:3]
+    description = describe_change(baseline, current)
+    assert sorted(seen) == sorted([*set(baseline), *set(current)])  # once per text and side
+    language = next(p for p in description.properties if p.name == "language")
+    assert (
+        language.line
+        == "language: Spanish in 9 of 12 answers (was English in 30 of 30, now 3 of 12)"
+    )
+
+
+def test_one_text_a_side_is_its_own_typical_answer() -> None:
+    description = describe_change(["Paris."] * 30, ["It is Paris, of course."] * 12)
+    assert (description.baseline_example, description.current_example) == (
+        "Paris.",
+        "It is Paris, of course.",
+    )
+
+
+@given(
+    baseline=st.lists(
+        st.sampled_from(PARIS + ["Sure! " + a for a in PARIS]), min_size=1, max_size=8
+    ),
+    current=st.lists(
+        st.sampled_from(PARIS + ["Sure! " + a for a in PARIS]), min_size=1, max_size=8
+    ),
+)
+@settings(max_examples=40, deadline=None)
+def test_the_typical_answer_is_the_medoid_of_every_answer_repeats_included(
+    baseline: list[str], current: list[str]
+) -> None:
+    # The medoid under the kernel over every answer (repeats weigh), ties to the earliest.
+    from promptcanary.core.behaviour.diff import typical_pair
+    from promptcanary.core.behaviour.features import _featurise as featurise_each, combined, grams
+
+    k = combined(grams(featurise_each([*baseline, *current])))
+    n = len(baseline)
+    expected = (
+        baseline[int(k[:n, :n].sum(axis=1).argmax())],
+        current[int(k[n:, n:].sum(axis=1).argmax())],
+    )
+    assert typical_pair(baseline, current) == expected
