@@ -15,8 +15,8 @@ model, and the CPU per request at the provider's own endpoint.
    and the CPU seconds both commands used (every thread): on a shared machine the wall time
    follows the CPU the process is given, the CPU much less so.
    Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
-2. **Commands that call no model**: `--help`, `init`, `compare --current`, `baselines list` and
-   `baselines show` on the bundled quickstart, `baselines list` from the repository root (finding
+2. **Commands that call no model**: `--help`, `init`, `compare --current` (on the quickstart and
+   on the README's try-it), `baselines list` and `baselines show` on the bundled quickstart, `baselines list` from the repository root (finding
    the suites below), `report` on the quickstart's run and `plan` with no options in the
    quickstart's folder (what the next check costs: LiteLLM's price map read without importing
    LiteLLM). Median of ``--runs``, wall and CPU seconds. Target: <= 0.5 s.
@@ -73,6 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 QUICKSTART = ROOT / "examples" / "quickstart"
+TRY_IT = ROOT / "examples" / "gpt4-drift"
 MODEL = "openai/gpt-4o-mini"
 EXTRA_PROMPTS = [
     "Name a primary colour. One word.",
@@ -283,6 +284,18 @@ NO_MODEL: dict[str, tuple[Path, list[str]]] = {
             str(QUICKSTART / "canary.yaml"),
             "--current",
             str(QUICKSTART / "current-run.json"),
+        ],
+    ),
+    # The README's try-it: 32 prompts, 30 of them with answers that changed (the answer test
+    # and 30 descriptions), each recorded answer replayed 30 (12) times.
+    "compare --current (try-it)": (
+        ROOT,
+        [
+            "compare",
+            "-c",
+            str(TRY_IT / "canary.yaml"),
+            "--current",
+            str(TRY_IT / "current-run.json"),
         ],
     ),
     "baselines list (quickstart)": (
