@@ -1,4 +1,4 @@
-"""The lazily loading packages (the root, ``promptcanary.core.models``, ``promptcanary.pipeline``):
+"""The lazily loading packages (the root, ``core.models``, ``core.render``, ``pipeline``):
 each names its exports once, in ``__init__.pyi``, which lazy_loader reads at run time and type
 checkers read instead of ``__init__.py``. The stub and the runtime name the same things, every
 name resolves to its module's object and is loaded once, and importing a package builds nothing.
@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ["promptcanary", "promptcanary.core.models", "promptcanary.pipeline"]
+PACKAGES = [
+    "promptcanary",
+    "promptcanary.core.models",
+    "promptcanary.core.render",
+    "promptcanary.pipeline",
+]
 
 
 def stub_of(package: str) -> ast.Module:
@@ -88,8 +93,10 @@ def test_pipeline_measure_is_the_function_though_it_names_a_module_too() -> None
 
 def test_importing_the_packages_builds_nothing() -> None:
     code = (
-        "import sys, promptcanary, promptcanary.core.models, promptcanary.pipeline\n"
-        "built = ('pydantic', 'promptcanary.core.models.', 'promptcanary.pipeline.')\n"
+        "import sys, promptcanary, promptcanary.core.models, promptcanary.core.render\n"
+        "import promptcanary.pipeline\n"
+        "built = ('pydantic', 'jinja2', 'rich', 'promptcanary.core.models.',\n"
+        "         'promptcanary.core.render.', 'promptcanary.pipeline.')\n"
         "print(sorted(m for m in sys.modules if m.startswith(built)))\n"
     )
     assert _fresh(code) == "[]"

@@ -1,6 +1,6 @@
 """What type checkers read for the lazily loading packages (the root, ``core.models``,
-``pipeline``): their ``__init__.pyi``, instead of ``__init__.py``. Each public name must be
-imported there as ``Name as Name`` (an explicit re-export): without the alias,
+``core.render``, ``pipeline``): their ``__init__.pyi``, instead of ``__init__.py``. Each public
+name must be imported there as ``Name as Name`` (an explicit re-export): without the alias,
 ``from promptcanary import CanarySuite`` is an error under ``mypy --strict`` in a user's project
 (the package ships py.typed). lazy_loader reads the same stub at run time and accepts only
 ``from .module import ...`` lines."""
