@@ -3,8 +3,8 @@
 Glue only: :func:`~promptcanary.core.render.context.build_report_view` prepares one view-model,
 each renderer in :mod:`promptcanary.core.render` turns it into its format. :class:`RunReporter`
 does the same for a run with no baseline. :data:`FORMATS` is the one table of the formats (name,
-file suffix, whether stored baselines add to it); ``promptcanary report`` and every writer of
-report files go through it.
+file suffix, which renderer draws a drift report and which a run, whether stored baselines add
+to it); both reporters, ``promptcanary report`` and every writer of report files go through it.
 
 Example::
 
@@ -25,6 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from promptcanary.core import render as renderers
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, ReportFormat
 from promptcanary.core.render.budget import MARKDOWN_BUDGET
 from promptcanary.core.render.context import ReportView, build_report_view
@@ -99,40 +100,28 @@ class _Report(abc.ABC):
         """Print the report (colour-coded on a terminal); ``quiet``: the summary only."""
 
     @abc.abstractmethod
-    def _markdown(self, budget: int) -> str: ...
-
-    @abc.abstractmethod
-    def _html(self) -> str: ...
-
-    @abc.abstractmethod
-    def _json(self) -> str: ...
-
-    @abc.abstractmethod
-    def _junit(self) -> str: ...
+    def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
 
     def to_markdown(self, path: str | Path | None = None, *, budget: int = MARKDOWN_BUDGET) -> str:
         """GitHub-flavoured Markdown of at most ``budget`` characters; written to ``path``.
 
         Past the budget the least important parts are cut and the cut is said in the text.
         """
-        return _write(path, self._markdown(budget))
+        return _write(path, self.render(ReportFormat.MARKDOWN, budget=budget))
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained dark-theme HTML page; written to ``path`` when given."""
-        return _write(path, self._html())
+        return _write(path, self.render(ReportFormat.HTML))
 
     def to_json(self, path: str | Path | None = None) -> str:
         """The full structured report as JSON; written to ``path`` when given."""
-        return _write(path, self._json())
+        return _write(path, self.render(ReportFormat.JSON))
 
     def to_junit(self, path: str | Path | None = None) -> str:
         """JUnit XML for CI test reporters (a test case per probe and prompt, and per prompt
         whose answers changed); written to ``path`` when given."""
-        return _write(path, self._junit())
-
-    def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
-        """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
-        return report_format(fmt).render(self, budget)
+        return _write(path, self.render(ReportFormat.JUNIT))
 
     def write(
         self, fmt: Format | ReportFormat | str, path: str | Path, *, budget: int = MARKDOWN_BUDGET
@@ -152,13 +141,16 @@ def _terminal_text(report: _Report, width: int = 100) -> str:
 
 @dataclass(frozen=True)
 class Format:
-    """One report format: its name, the file it is written to, and how it is rendered."""
+    """One report format: its name, the file it is written to, and how each kind of report is
+    rendered in it (the renderers of :mod:`promptcanary.core.render`, loaded on first use)."""
 
     name: ReportFormat
     suffix: str
     """The file suffix of a report in this format (``report --open`` writes ``INPUT.html``)."""
-    render: Callable[[_Report, int], str]
-    """The report's text in this format, given a Markdown budget in characters."""
+    drift: Callable[[DriftReporter, int], str]
+    """A drift report's text in this format, given a Markdown budget in characters."""
+    run: Callable[[Reporter, int], str]
+    """A run's text in this format, given a Markdown budget in characters."""
     uses_history: bool = False
     """Whether the stored baselines add to it (the HTML trend chart), so are worth loading."""
     aliases: tuple[str, ...] = ()
@@ -174,28 +166,39 @@ FORMATS: dict[ReportFormat, Format] = {
         Format(
             ReportFormat.TERMINAL,
             ".txt",
-            lambda r, _budget: _terminal_text(r),
+            drift=lambda r, _budget: _terminal_text(r),
+            run=lambda r, _budget: _terminal_text(r),
             title="the terminal report",
         ),
         Format(
             ReportFormat.MARKDOWN,
             ".md",
-            lambda r, budget: r._markdown(budget),
+            drift=lambda r, budget: renderers.render_markdown(r.view, budget=budget),
+            # With how to promote the run (accept_hint).
+            run=lambda r, budget: renderers.render_run_markdown(r.view, budget=budget),
             aliases=("md",),
             title="the Markdown report",
         ),
         Format(
             ReportFormat.HTML,
             ".html",
-            lambda r, _budget: r._html(),
+            drift=lambda r, _budget: renderers.render_html(r.view),
+            run=lambda r, _budget: renderers.render_run_html(r.view),
             uses_history=True,
             title="the HTML report",
         ),
-        Format(ReportFormat.JSON, ".json", lambda r, _budget: r._json(), title="the JSON report"),
+        Format(
+            ReportFormat.JSON,
+            ".json",
+            drift=lambda r, _budget: drift_to_json(r.report),
+            run=lambda r, _budget: run_to_json(r.run),
+            title="the JSON report",
+        ),
         Format(
             ReportFormat.JUNIT,
             ".xml",
-            lambda r, _budget: r._junit(),
+            drift=lambda r, _budget: renderers.drift_to_junit(r.view),
+            run=lambda r, _budget: renderers.run_to_junit(r.view),
             aliases=("xml",),
             title="the JUnit XML report",
         ),
@@ -221,6 +224,8 @@ def report_format(name: Format | ReportFormat | str) -> Format:
 
 class DriftReporter(_Report):
     """Renders one :class:`DriftReport` in every format."""
+
+    report: DriftReport  # declared here for FORMATS, which reads it (above the class)
 
     def __init__(
         self,
@@ -254,27 +259,11 @@ class DriftReporter(_Report):
         """Print a colour-coded report (plain without a TTY); ``quiet``: the summary only. A
         large report is shortened (regressions grouped by probe and cause, the behaviour
         changes no regression explains) unless ``verbose``."""
-        from promptcanary.core.render.terminal import render_terminal
+        renderers.render_terminal(self.view, _console(console), quiet=quiet, verbose=verbose)
 
-        render_terminal(self.view, _console(console), quiet=quiet, verbose=verbose)
-
-    def _markdown(self, budget: int) -> str:
-        from promptcanary.core.render.markdown import render_markdown
-
-        return render_markdown(self.view, budget=budget)
-
-    def _html(self) -> str:
-        from promptcanary.core.render.html import render_html
-
-        return render_html(self.view)
-
-    def _json(self) -> str:
-        return drift_to_json(self.report)
-
-    def _junit(self) -> str:
-        from promptcanary.core.render.junit import drift_to_junit
-
-        return drift_to_junit(self.view)
+    def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """The report as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
+        return report_format(fmt).drift(self, budget)
 
 
 # ── Runs without a baseline ──────────────────────────────────────────────────────────────────
@@ -317,6 +306,8 @@ class Reporter(_Report):
     same class under the name the rest of this package uses.
     """
 
+    run: CanaryRunResult  # declared here for FORMATS, which reads it (above the class)
+
     def __init__(
         self,
         run: CanaryRunResult,
@@ -346,28 +337,11 @@ class Reporter(_Report):
 
     def print_terminal(self, console: Console | None = None, *, quiet: bool = False) -> None:
         """Print the run."""
-        from promptcanary.core.render.run_output import render_run_terminal
+        renderers.render_run_terminal(self.view, _console(console), quiet=quiet)
 
-        render_run_terminal(self.view, _console(console), quiet=quiet)
-
-    def _markdown(self, budget: int) -> str:
-        # With how to promote the run (accept_hint).
-        from promptcanary.core.render.run_output import render_run_markdown
-
-        return render_run_markdown(self.view, budget=budget)
-
-    def _html(self) -> str:
-        from promptcanary.core.render.html import render_run_html
-
-        return render_run_html(self.view)
-
-    def _json(self) -> str:
-        return run_to_json(self.run)
-
-    def _junit(self) -> str:
-        from promptcanary.core.render.junit import run_to_junit
-
-        return run_to_junit(self.view)
+    def render(self, fmt: Format | ReportFormat | str, *, budget: int = MARKDOWN_BUDGET) -> str:
+        """The run as text in ``fmt`` (a name of :data:`FORMATS`; ``budget``: Markdown's)."""
+        return report_format(fmt).run(self, budget)
 
 
 #: The run reporter under its descriptive name (same class as :class:`Reporter`).

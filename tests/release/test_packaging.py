@@ -25,6 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST_NAME = "promptcanary-drift"
+#: The packages' type stubs (the lazily loading packages' __init__.pyi), as archive paths.
+STUBS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "promptcanary").rglob("*.pyi"))
 # Also e2e: a build and a fresh venv take tens of seconds, so the quick subset
 # (-m "not e2e and not browser") leaves them to the full run.
 pytestmark = [pytest.mark.packaging, pytest.mark.e2e]
@@ -86,12 +88,15 @@ def test_metadata_and_contents(dists: dict[str, Path]) -> None:
     assert "promptcanary = promptcanary.cli:main" in entry_points
     assert f"{info}/licenses/LICENSE" in names
     assert "promptcanary/py.typed" in names
+    # The stubs: what type checkers read for the lazily loading packages, and what lazy_loader
+    # reads at import (without them `import promptcanary` fails).
+    assert STUBS and set(STUBS) <= names
     assert any(n.startswith("promptcanary/core/templates/") for n in names)
     assert not [n for n in names if n.startswith(("tests/", "examples/", "benchmarks/"))]
 
     with tarfile.open(sdist) as tf:
         members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
-    assert {"pyproject.toml", "README.md", "LICENSE", "promptcanary/py.typed"} <= members
+    assert {"pyproject.toml", "README.md", "LICENSE", "promptcanary/py.typed", *STUBS} <= members
 
 
 def test_wheel_installs_and_runs_the_readme_quickstart(

@@ -1,49 +1,37 @@
-"""The lazily loading packages (the root, ``core.models``, ``pipeline``) compute ``__all__`` from
-their export table, which a type checker cannot read; what it reads instead is the import under
-``if TYPE_CHECKING:`` spelt ``import Name as Name`` (an explicit re-export). Without the alias,
+"""What type checkers read for the lazily loading packages (the root, ``core.models``,
+``core.render``, ``pipeline``): their ``__init__.pyi``, instead of ``__init__.py``. Each public
+name must be imported there as ``Name as Name`` (an explicit re-export): without the alias,
 ``from promptcanary import CanarySuite`` is an error under ``mypy --strict`` in a user's project
-(the package ships py.typed)."""
+(the package ships py.typed). lazy_loader reads the same stub at run time and accepts only
+``from .module import ...`` lines."""
 
 from __future__ import annotations
 
 import ast
 import importlib
-from pathlib import Path
 
 import pytest
 
-PACKAGES = ["promptcanary", "promptcanary.core.models", "promptcanary.pipeline"]
-
-
-def _imports(name: str) -> list[tuple[ast.alias, bool]]:
-    """(alias, under TYPE_CHECKING) for each promptcanary name the package's ``__init__``
-    imports at the top level or inside ``if TYPE_CHECKING:``."""
-    source = Path(str(importlib.import_module(name).__file__)).read_text(encoding="utf-8")
-    found: list[tuple[ast.alias, bool]] = []
-    for node in ast.parse(source).body:
-        guarded = (
-            isinstance(node, ast.If)
-            and isinstance(node.test, ast.Name)
-            and node.test.id == "TYPE_CHECKING"
-        )
-        for stmt in node.body if isinstance(node, ast.If) and guarded else [node]:
-            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("promptcanary"):
-                found.extend((alias, guarded) for alias in stmt.names)
-    return found
+from tests.unit.test_lazy_exports import PACKAGES, stub_of
 
 
 @pytest.mark.parametrize("name", PACKAGES)
 def test_every_public_name_is_an_explicit_re_export(name: str) -> None:
     package = importlib.import_module(name)
-    public = set(package.__all__) - {"__version__"}
-    aliased = {a.name for a, _ in _imports(name) if a.asname == a.name}
-    assert public - aliased == set(), "in __all__ but not imported as `Name as Name`"
+    imports = [s for s in stub_of(name).body if isinstance(s, ast.ImportFrom)]
+    aliases = [alias for stmt in imports for alias in stmt.names]
+    assert [a.name for a in aliases if a.asname != a.name] == [], "not imported as `Name as Name`"
+    assert set(package.__all__) - {"__version__"} == {a.name for a in aliases}
 
 
 @pytest.mark.parametrize("name", PACKAGES)
-def test_every_type_checking_import_is_public(name: str) -> None:
-    package = importlib.import_module(name)
-    typed = [a for a, guarded in _imports(name) if guarded]
-    assert typed, "expected an `if TYPE_CHECKING:` block"
-    assert {a.asname or a.name for a in typed} <= set(package.__all__)
-    assert set(package.__all__) - {"__version__"} >= set(package._EXPORTS)
+def test_the_stub_holds_only_what_lazy_loader_reads(name: str) -> None:
+    for stmt in stub_of(name).body:
+        if isinstance(stmt, ast.ImportFrom):
+            # level 1, a module, no star: anything else lazy_loader.attach_stub rejects.
+            assert (stmt.level, bool(stmt.module)) == (1, True), ast.unparse(stmt)
+            assert "*" not in [a.name for a in stmt.names], ast.unparse(stmt)
+        else:
+            # Only the root's version, which __init__.py sets itself (setuptools reads it there).
+            assert name == "promptcanary", ast.unparse(stmt)
+            assert ast.unparse(stmt) == "__version__: str"
