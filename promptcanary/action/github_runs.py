@@ -54,17 +54,21 @@ class Runs(RepoClient):
         title: str,
         summary: str,
         annotations: list[dict[str, Any]],
+        details_url: str | None = None,
     ) -> CheckRunRef:
         """A completed check run ``name`` on ``head_sha``; annotations beyond the first 50 are added
-        by updates of 50 (GitHub appends them)."""
+        by updates of 50 (GitHub appends them). ``details_url``: where its "Details" link goes
+        (without one GitHub links the app's page, not the workflow run)."""
         first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
-        body = {
+        body: dict[str, Any] = {
             "name": name,
             "head_sha": head_sha,
             "status": "completed",
             "conclusion": conclusion,
             "output": {"title": title, "summary": summary, "annotations": first},
         }
+        if details_url:
+            body["details_url"] = details_url
 
         def existing() -> CheckRunRef | None:
             # The same name, title and summary on the same commit: ours, created before the 5xx.

@@ -169,6 +169,7 @@ class RequiredCheck:
                     title=check.title,
                     summary=check.summary,
                     annotations=list(check.annotations),
+                    details_url=self.run_url,
                 )
         except GitHubError as exc:
             self._check_run_refused(name, exc)

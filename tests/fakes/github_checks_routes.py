@@ -72,6 +72,8 @@ class ChecksRoutes:
             "head_sha": run["head_sha"],
             "status": run["status"],
             "conclusion": run["conclusion"],
+            # GitHub links the app's page when the integrator gives no URL.
+            "details_url": run.get("details_url") or f"https://github.test/apps/{run['app']}",
             "output": output,
             "app": {"slug": run["app"]},
             "check_suite": {"id": run["check_suite_id"]},
@@ -147,6 +149,8 @@ class ChecksRoutes:
         }
         self._status(run)
         self._output(run)
+        if self.body.get("details_url"):
+            run["details_url"] = str(self.body["details_url"])
         repo.check_runs[run["id"]] = run
         return 201, self._check_json(repo, run), {}
 
@@ -160,6 +164,8 @@ class ChecksRoutes:
         run = self._run(repo, run_id)
         self._status(run)
         self._output(run)
+        if self.body.get("details_url"):
+            run["details_url"] = str(self.body["details_url"])
         run["requests"] += 1
         return 200, self._check_json(repo, run), {}
 

@@ -131,3 +131,22 @@ def test_a_verdict_without_a_start_creates_the_check_run_and_the_status(
         "✅ fine",
         None,
     )
+
+
+@pytest.mark.parametrize("started", [True, False])
+def test_the_check_run_s_details_link_is_the_workflow_run_started_or_not(
+    gh: FakeGitHubServer, started: bool
+) -> None:
+    # Without a details_url GitHub's "Details" link goes to the app's page: a verdict published
+    # without a start (the start was refused, or the model resolved to another name) must carry
+    # the run's link as a started one does.
+    run_url = "https://github.test/octo/repo/actions/runs/7"
+    required = RequiredCheck(client(gh), Workflow({}, StringIO()), run_url, [])
+    if started:
+        required.start(HEAD_SHA, "s", "m")
+    required.publish(
+        CheckRun("s", "m", HEAD_SHA, title="✅ fine", summary="all good"), Outcome("passed", 0)
+    )
+    [run] = gh.repos[REPO].check_runs.values()
+    assert run["conclusion"] == "success" and run["requests"] == (2 if started else 1)
+    assert run.get("details_url") == run_url  # what GitHub was sent
