@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from promptcanary import pipeline
 from promptcanary.action.session import skipped
 
 if TYPE_CHECKING:
@@ -28,10 +27,4 @@ NOT_MEASURED = "Not measured: pull request from a fork (GitHub gives it no secre
 
 def not_measured(s: Session) -> Outcome:
     """Publish the fork's required check as not measured (see the module docstring)."""
-    from promptcanary.core.suite import CanarySuite
-
-    suite = CanarySuite.from_yaml(s.config.config_path)
-    model = pipeline.resolve_model(
-        pipeline.Overrides(model=s.config.provider, replay=s.config.replay_path), suite
-    )
-    return skipped(s, s.plan.reason, unmeasured=True, check=(suite.name, model), title=NOT_MEASURED)
+    return skipped(s, s.plan.reason, unmeasured=True, check=s.suite_and_model(), title=NOT_MEASURED)

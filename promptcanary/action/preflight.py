@@ -166,7 +166,7 @@ def promotion_now(s: Session) -> Outcome | None:
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
         return None
-    suite_name, model = _suite_and_model(s)
+    suite_name, model = s.suite_and_model()
     state = guards.promotion_state(
         event_head_sha=event_head,
         promote_label=s.config.promote_label,
@@ -195,14 +195,3 @@ def _report_files(s: Session, suite_name: str, model: str) -> ReportFiles:
         s.context, warn=lambda text: s.workflow.warning(text, title="PromptCanary")
     )
     return ReportFiles(folder, suite_name, model, owner_of=s.context.workspace)
-
-
-def _suite_and_model(s: Session) -> tuple[str, str]:
-    """The suite's name and the model a promotion would measure (the promotion commit's
-    message names both)."""
-    from promptcanary import pipeline
-    from promptcanary.core.suite import CanarySuite
-
-    suite = CanarySuite.from_yaml(s.config.config_path)
-    overrides = pipeline.Overrides(model=s.config.provider, replay=s.config.replay_path)
-    return suite.name, pipeline.resolve_model(overrides, suite)

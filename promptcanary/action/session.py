@@ -93,6 +93,16 @@ class Session:
         sha = ((pr or {}).get("head") or {}).get("sha") if pr is not None else None
         return str(sha or self.context.sha)
 
+    def suite_and_model(self) -> tuple[str, str]:
+        """The suite's name and the model this run measures (with no request sent): the check's
+        name carries both, and so does a promotion commit's message."""
+        from promptcanary import pipeline
+        from promptcanary.core.suite import CanarySuite
+
+        suite = CanarySuite.from_yaml(self.config.config_path)
+        overrides = pipeline.Overrides(model=self.config.provider, replay=self.config.replay_path)
+        return suite.name, pipeline.resolve_model(overrides, suite)
+
     def publish_check(self, check: CheckRun, outcome: Outcome) -> str:
         """Publish ``check`` with the verdict ``outcome`` earned, as the commit status and the
         check run of its name (see :mod:`.required_check`); returns the check run's URL ('' when
