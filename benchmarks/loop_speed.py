@@ -41,7 +41,12 @@ the table and its modules, the process's exit).
 (one run under ``valgrind --tool=callgrind``, PYTHONHASHSEED=0; about 25 s a command): the count
 does not move with the machine's load or speed (repeated runs agree to 0.01 %), where the CPU
 seconds of one command on a shared machine move by tens of percent within minutes. With
-``--against`` it prints both sides and their ratio: what a change to start-up really saved.
+``--against`` it prints both sides and their ratio: what a change to start-up really saved. Each
+command is printed beside its floor, counted the same way in the same run: a process that imports
+every module the command imported except PromptCanary's own (recorded from a run of the command),
+in the same order, and does nothing else — the interpreter, the standard library and the
+third-party packages the command cannot start without. The rest ("ours") is what this repository
+can change: our modules, our data models as pydantic builds them, and the command's work.
 
 ``--against REF`` times sections 1 and 2 also with the code of a git revision of this repository
 (for example ``main``: exported to a temporary folder and run with PYTHONPATH pointing there), run
@@ -355,6 +360,46 @@ def instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return int(found.group(1)) / 1e6
 
 
+#: Runs a command's CLI in this interpreter and writes, at exit, every module it imported (in the
+#: order they were first imported: parents before their submodules).
+_RECORD = """
+import atexit, runpy, sys
+listing = sys.argv.pop(1)
+atexit.register(lambda: open(listing, "w").write("\\n".join(sys.modules)))
+sys.argv[0] = "promptcanary"
+runpy.run_module("promptcanary", run_name="__main__", alter_sys=True)
+"""
+#: Imports the modules listed in a file, in order, skipping PromptCanary's own: the floor.
+_FLOOR = """
+import importlib, sys
+for name in open(sys.argv[1]).read().split():
+    if name.split(".")[0] in ("promptcanary", "__main__") or name in sys.modules:
+        continue
+    try:
+        importlib.import_module(name)
+    except Exception:  # a module only its package's own import can load
+        pass
+"""
+
+
+def floor_command(cmd: list[str], cwd: Path, env: dict[str, str], folder: Path) -> list[str]:
+    """The floor of ``cmd``: a process that imports every module the command imported except
+    PromptCanary's own (the interpreter, the standard library and the third-party packages it
+    needs), in the same order, and does nothing else. The command's instructions above its floor
+    are ours: our modules, our data models built by pydantic, and the command's own work."""
+    listing = folder / "modules.txt"
+    subprocess.run(
+        [sys.executable, "-c", _RECORD, str(listing), *cmd[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        check=False,  # a command that reports drift exits non-zero; the listing is written
+    )
+    if not listing.exists():
+        raise SystemExit(f"could not record the modules {cmd} imports")
+    return [sys.executable, "-c", _FLOOR, str(listing)]
+
+
 def section_instructions(exe: str, sides: dict[str, Path]) -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
@@ -369,8 +414,19 @@ def section_instructions(exe: str, sides: dict[str, Path]) -> None:
                 folder.mkdir()
                 cmd = [exe, *(a.replace("{tmp}", str(folder)) for a in cli_args)]
                 jobs[(label, name)] = pool.submit(instructions, cmd, cwd, environment(code))
+            # The floor of this checkout's command (the other side imports nearly the same).
+            folder = Path(tmp) / f"{len(jobs)}-floor"
+            folder.mkdir()
+            cmd = [exe, *(a.replace("{tmp}", str(folder)) for a in cli_args)]
+            env = environment(sides[next(iter(sides))])
+            floor = floor_command(cmd, cwd, env, folder)
+            jobs[(label, "floor")] = pool.submit(instructions, floor, cwd, env)
         counts = {key: job.result() for key, job in jobs.items()}
     print("\n== commands that call no model: millions of instructions (callgrind, one run each) ==")
+    print(
+        "floor: a process importing what the command imports, PromptCanary's modules excepted; "
+        "ours: the command above its floor"
+    )
     first = next(iter(sides))
     for label in NO_MODEL:
         cells = "  ".join(f"{name}: {counts[(label, name)]:7.1f} M" for name in sides)
@@ -378,7 +434,10 @@ def section_instructions(exe: str, sides: dict[str, Path]) -> None:
             f"{counts[(label, first)] / counts[(label, name)]:.3f}x {name}"
             for name in list(sides)[1:]
         )
-        print(f"{label:<32} {cells}  {ratios}".rstrip())
+        floor = counts[(label, "floor")]
+        ours = counts[(label, first)] - floor
+        split = f"floor {floor:7.1f} M  ours {ours:6.1f} M ({ours / counts[(label, first)]:.0%})"
+        print(f"{label:<32} {cells}  {ratios}  {split}".rstrip())
 
 
 def section_tls(args: argparse.Namespace) -> None:
