@@ -195,6 +195,8 @@ def _factor(ratio: float) -> str:
     rounds to ``×0.0`` once the answers lose more than 95 % of their words."""
     if ratio == float("inf"):
         return "from empty"
+    if ratio == 0:
+        return "to empty"  # every answer lost all its words: no factor to print
     if ratio >= 1:
         return f"×{ratio:.1f}" if ratio < 10 else f"×{ratio:.0f}"
     shrink = 1 / ratio

@@ -105,6 +105,14 @@ def test_a_shrinking_answer_says_how_many_times_shorter() -> None:
     assert [p.short for p in grown.properties if p.name == "length"] == ["length ×15"]
 
 
+def test_answers_that_became_empty_are_described_not_a_crash() -> None:
+    # A model that now answers nothing (a filter, a broken deployment): median 10 words -> 0.
+    description = describe_change(["The capital of France is Paris, a city of art."] * 10, [""] * 5)
+    length = next(p for p in description.properties if p.name == "length")
+    assert length.line == "length to empty: median 10 → 0 words"
+    assert "length to empty" in description.summary
+
+
 def test_small_length_changes_are_not_reported() -> None:
     assert "length" not in _names(describe_change(["a b c"] * 5, ["a b c d e f g"] * 5))
     assert "length" not in _names(describe_change(["w " * 20] * 5, ["w " * 26] * 5))
