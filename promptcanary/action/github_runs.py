@@ -67,25 +67,13 @@ class Runs(RepoClient):
             "conclusion": conclusion,
             "output": {"title": title, "summary": summary, "annotations": first},
         }
-        if details_url:
-            body["details_url"] = details_url
-
-        def existing() -> CheckRunRef | None:
-            # The same name, title and summary on the same commit: ours, created before the 5xx.
-            return self._find_check_run(
-                head_sha,
-                name,
-                lambda run, output: (
-                    (output.get("title"), output.get("summary")) == (title, summary)
-                ),
-            )
-
-        created = self.send(
+        ref = self._post_check_run(
             f"create the check run '{name}'",
-            lambda: self.request("POST", "/check-runs", body),
-            read_back=existing,
+            body,
+            details_url,
+            # The same title and summary: ours, created before the 5xx.
+            lambda run, output: (output.get("title"), output.get("summary")) == (title, summary),
         )
-        ref = check_run_ref(created)
         self.append_rest(ref.id, title=title, summary=summary, rest=rest, sent=len(first))
         return ref
 
@@ -106,22 +94,29 @@ class Runs(RepoClient):
             "status": "in_progress",
             "output": {"title": title, "summary": summary},
         }
+        return self._post_check_run(
+            f"start the check run '{name}'",
+            body,
+            details_url,
+            lambda run, output: run.get("status") == "in_progress" and output.get("title") == title,
+        )
+
+    def _post_check_run(
+        self,
+        what: str,
+        body: dict[str, Any],
+        details_url: str | None,
+        ours: Callable[[Any, Any], bool],
+    ) -> CheckRunRef:
+        """POST the check run ``body`` (with ``details_url`` when there is one); after a 5xx, the
+        run of that name on that commit for which ``ours(run, output)`` holds is taken as the
+        one sent, before it is sent again."""
         if details_url:
             body["details_url"] = details_url
-
-        def existing() -> CheckRunRef | None:
-            return self._find_check_run(
-                head_sha,
-                name,
-                lambda run, output: (
-                    run.get("status") == "in_progress" and output.get("title") == title
-                ),
-            )
-
         created = self.send(
-            f"start the check run '{name}'",
+            what,
             lambda: self.request("POST", "/check-runs", body),
-            read_back=existing,
+            read_back=lambda: self._find_check_run(body["head_sha"], body["name"], ours),
         )
         return check_run_ref(created)
 
