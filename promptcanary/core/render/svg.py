@@ -105,7 +105,7 @@ def heat_strip(points: list[TrendPoint], probe_names: dict[str, tuple[str, str]]
     probe_ids = probe_ids[:MAX_HEAT_ROWS]
     if not probe_ids:
         return Markup("")
-    label_w, cell, gap = 230, 18, 2
+    label_w, cell, gap = 260, 18, 2
     # A band above the cells names each column: the run's date, "current" for this run.
     head, pad = 52, 48
     width = label_w + len(points) * (cell + gap) + pad
@@ -124,11 +124,17 @@ def heat_strip(points: list[TrendPoint], probe_names: dict[str, tuple[str, str]]
             f'transform="rotate(-55 {x:.1f} {head - 6})"><title>{escape(_date(p))}</title>'
             f"{escape(name)}</text>"
         )
+    # Two probes of one type share a name ("Regex"): such rows also show their ids, as the
+    # report's tables do, so that no two rows read the same.
+    names = [probe_names.get(pid, (pid, ""))[0] or pid for pid in probe_ids]
+    shared = {name for name in names if names.count(name) > 1}
     for row, pid in enumerate(probe_ids):
         name, category = probe_names.get(pid, (pid, "custom"))
         y = head + row * (cell + gap)
-        label = f"{category} · {name or pid}"
-        label = clip(label, 34)
+        shown_name = name or pid
+        if shown_name in shared:
+            shown_name = f"{shown_name} [{pid}]"
+        label = clip(f"{category} · {shown_name}", 40)
         parts.append(
             f'<text class="axis" x="{label_w - 8}" y="{y + 13}" text-anchor="end">'
             f"{escape(label)}</text>"

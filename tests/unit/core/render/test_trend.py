@@ -66,3 +66,18 @@ def test_svg_chart_and_heat_strip() -> None:
 def test_html_report_contains_the_trend(tmp_path) -> None:
     html = DriftReporter(drift_report(), history=_history()).to_html()
     assert '<svg class="trend"' in html and '<svg class="heat"' in html
+
+
+def test_heat_strip_rows_of_two_probes_with_one_name_show_their_ids() -> None:
+    # Two regex probes are both "Regex": their rows must not read the same.
+    points = trend_for_report(drift_report(), _history())
+    ids = sorted({pid for p in points for pid in p.probe_scores})[:2]
+    names = {ids[0]: ("Regex", "format"), ids[1]: ("Regex", "format")}
+    heat = str(heat_strip(points, names))
+    labels = re.findall(r'text-anchor="end">([^<]*)</text>', heat)
+    assert f"format · Regex [{ids[0]}]" in labels
+    assert f"format · Regex [{ids[1]}]" in labels
+    # A name no other row shares is shown alone.
+    third = sorted({pid for p in points for pid in p.probe_scores})[2]
+    heat = str(heat_strip(points, {**names, third: ("Keyword", "content")}))
+    assert "content · Keyword" in re.findall(r'text-anchor="end">([^<]*)</text>', heat)
