@@ -113,7 +113,7 @@ def find_modes(
                     phrase=_ranked(k.phrase for k, _ in chosen)[0],
                     baseline_share=b_share,
                     current_share=c_share,
-                    example=clip(chosen[0][1], example_chars, flatten=True),
+                    example=_example(chosen[0][1], edge, example_chars),
                 )
             )
         if novel:
@@ -153,9 +153,15 @@ def _novel_mode(
         phrase=phrases[0],
         baseline_share=0.0,
         current_share=share,
-        example=clip(example, example_chars, flatten=True),
+        example=_example(example, edge, example_chars),
         variants=tuple(phrases[1 : MAX_VARIANTS + 1]),
     )
+
+
+def _example(answer: str, edge: Edge, chars: int) -> str:
+    """An answer of the mode on one line, clipped at the far end from the mode's sentence: a
+    closing is only seen in the answer's last words."""
+    return clip(answer, chars, flatten=True, from_end=edge == "closing")
 
 
 def _ranked(phrases: Iterable[str]) -> list[str]:

@@ -176,23 +176,53 @@ def _bullets(c: BehaviourChange) -> list[str]:
 
 
 def _clipped(c: BehaviourChange) -> list[tuple[str, str]]:
-    """The diff cut to :data:`DIFF_WORDS` words and :data:`DIFF_CHARS` characters (one line)."""
-    out: list[tuple[str, str]] = []
-    words = chars = 0
+    """The diff cut to :data:`DIFF_WORDS` words and :data:`DIFF_CHARS` characters (one line).
+
+    A replacement (a ``delete`` then an ``insert``) that does not fit shares the room left
+    between its two sides: cut in order, a long old answer would use it all and the new one,
+    the point of the diff, would never show (a page of reasoning that became ``\\boxed{1}``)."""
+    pieces: list[tuple[str, str]] = []
     for i, seg in enumerate(c.diff):
         # Segments hold words joined by single spaces: the space between two segments belongs
         # to the later one, so every format can concatenate them as they are.
         text = clean_text(seg.text[: DIFF_CHARS + 1]).replace("\n", " ")
-        if i and not text.startswith(" ") and not out[-1][1].endswith(" "):
+        if i and not text.startswith(" ") and not pieces[-1][1].endswith(" "):
             text = " " + text
+        pieces.append((seg.op, text))
+    out: list[tuple[str, str]] = []
+    words = chars = 0
+    for i, (op, text) in enumerate(pieces):
         n = len(text.split())
-        if words + n > DIFF_WORDS or chars + len(text) > DIFF_CHARS:
-            room = min(DIFF_CHARS - chars, len(" ".join(text.split()[: DIFF_WORDS - words])))
+        if words + n <= DIFF_WORDS and chars + len(text) <= DIFF_CHARS:
+            out.append((op, text))
+            words += n
+            chars += len(text)
+            continue
+        room_words, room_chars = DIFF_WORDS - words, DIFF_CHARS - chars
+        replaced = op == "delete" and i + 1 < len(pieces) and pieces[i + 1][0] == "insert"
+        if not replaced:
+            # As before: what fits of this piece, then the ellipsis.
+            room = min(room_chars, len(" ".join(text.split()[:room_words])))
             if room > 0:
-                out.append((seg.op, text[:room]))
+                out.append((op, text[:room]))
             out.append(("equal", " …"))
             break
-        out.append((seg.op, text))
-        words += n
-        chars += len(text)
+        new = pieces[i + 1][1]
+        # The new side takes what it needs up to half the room, the old side the rest; the
+        # ellipsis of a cut side stays inside it (struck through with the old words).
+        new_words = min(len(new.split()), room_words // 2)
+        new_chars = min(len(new), room_chars // 2)
+        out.append((op, _cut(text, room_words - new_words, room_chars - new_chars)))
+        out.append(("insert", _cut(new, new_words, new_chars)))
+        if i + 2 < len(pieces):
+            out.append(("equal", " …"))
+        break
     return out
+
+
+def _cut(text: str, words: int, chars: int) -> str:
+    """``text`` in at most ``words`` words and ``chars`` characters (an ellipsis where cut)."""
+    if len(text.split()) <= words and len(text) <= chars:
+        return text
+    room = min(chars - 2, len(" ".join(text.split()[: max(words, 0)])))
+    return text[: max(room, 0)].rstrip() + " …"

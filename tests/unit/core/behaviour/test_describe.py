@@ -285,3 +285,16 @@ def test_the_typical_answer_is_the_medoid_of_every_answer_repeats_included(
         current[int(k[n:, n:].sum(axis=1).argmax())],
     )
     assert typical_pair(baseline, current) == expected
+
+
+def test_a_closing_mode_s_example_shows_how_the_answer_ends() -> None:
+    # A long answer that no longer ends with its conclusion: the example must show that end,
+    # not the opening words the clip would otherwise keep.
+    steps = " ".join(f"Step {i}: check {i}² = {i * i}." for i in range(40))
+    baseline = [f"{steps} So there are 2 happy numbers."] * 10
+    current = [f"{steps} I am not sure how many there are."] * 10
+    vanished = [m for m in describe_change(baseline, current).modes if m.edge == "closing"]
+    assert vanished and vanished[0].change == "vanished"
+    example = vanished[0].example
+    assert example.startswith("…") and example.endswith("So there are 2 happy numbers.")
+    assert len(example) <= 160

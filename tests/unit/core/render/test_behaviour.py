@@ -98,3 +98,49 @@ def test_the_html_report_names_holm_and_shows_the_suite_level_test() -> None:
     assert 'id="behaviour-suite"' in html
     assert "p = 0.003 at level 0.025" in html
     assert "backend configuration changed" in html
+
+
+def test_a_long_old_answer_replaced_by_a_short_one_still_shows_the_new_one() -> None:
+    # A page of reasoning that became "\boxed{1}": cut in order, the old words would use the
+    # whole room and the new answer, the point of the diff, would never show.
+    from promptcanary.core.render.behaviour import DIFF_CHARS, DIFF_WORDS, behaviour_views
+
+    long_old = " ".join(f"{i}² = {i * i} →" for i in range(400))
+    report = behaviour_report()
+    change = report.behaviour_changes[0].model_copy(
+        update={
+            "diff": [
+                DiffSegment(op="delete", text=long_old),
+                DiffSegment(op="insert", text="\\boxed{1}"),
+            ]
+        }
+    )
+    view = behaviour_views(report.model_copy(update={"behaviour_changes": [change]}))[0]
+    ops = [op for op, _ in view.diff]
+    assert ops == ["delete", "insert"]
+    old, new = view.diff_lines
+    assert new.strip() == "\\boxed{1}"
+    assert old.startswith("0² = 0 →") and old.endswith("…")
+    shown = "".join(text for _, text in view.diff)
+    # The answers' words within the limits (the ellipsis is not one of them).
+    assert len(shown) <= DIFF_CHARS and len(shown.replace("…", "").split()) <= DIFF_WORDS
+    # Every format shows the new answer.
+    terminal = _terminal(report.model_copy(update={"behaviour_changes": [change]}), width=200)
+    assert "…-]{+ \\boxed{1}+}" in terminal
+
+
+def test_a_short_replacement_is_shown_whole() -> None:
+    from promptcanary.core.render.behaviour import behaviour_views
+
+    report = behaviour_report()
+    change = report.behaviour_changes[0].model_copy(
+        update={
+            "diff": [
+                DiffSegment(op="equal", text="The answer is"),
+                DiffSegment(op="delete", text="Paris."),
+                DiffSegment(op="insert", text="Lyon."),
+            ]
+        }
+    )
+    view = behaviour_views(report.model_copy(update={"behaviour_changes": [change]}))[0]
+    assert view.diff == [("equal", "The answer is"), ("delete", " Paris."), ("insert", " Lyon.")]
