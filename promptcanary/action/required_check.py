@@ -35,7 +35,10 @@ from promptcanary.core.render.safety import one_line
 from promptcanary.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, GitHubError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from promptcanary.action.github import GitHubClient
+    from promptcanary.action.github_runs import CheckRunRef
     from promptcanary.action.outcome import Outcome
 
 #: The pending status's description: what a status left pending means and what to do.
@@ -119,22 +122,21 @@ class RequiredCheck:
         if self.github is None or not sha:
             return
         name = checks.check_name(suite_name, model_id)
+        github = self.github
         if self._set_status(sha, name, "pending", PENDING_DESCRIPTION):
             self.started = StartedCheck(name, sha, None)
-        if self.checks_refused:
-            return
-        try:
-            ref = self.github.start_check_run(
+        ref = self._send_check_run(
+            name,
+            lambda: github.start_check_run(
                 name=name,
                 head_sha=sha,
                 title=STARTED_TITLE,
                 summary=STARTED_SUMMARY,
                 details_url=self.run_url,
-            )
-        except GitHubError as exc:
-            self._check_run_refused(name, exc)
-            return
-        self.started = StartedCheck(name, sha, ref.id)
+            ),
+        )
+        if ref is not None:
+            self.started = StartedCheck(name, sha, ref.id)
 
     def publish(self, check: CheckRun, outcome: Outcome) -> str:
         """Publish the verdict: the status, then the check run (the started one completed, else
@@ -144,37 +146,50 @@ class RequiredCheck:
         name = checks.check_name(check.suite_name, check.model_id)
         state = status_state(outcome.result, outcome.exit_code)
         self._set_status(check.head_sha, name, state, description_for(check.title))
-        if self.checks_refused:
-            return ""
+        github = self.github
         conclusion = checks.conclusion_for(outcome.result, outcome.exit_code)
         started, self.started = self.started, None
-        try:
-            if (
-                started is not None
-                and started.check_run_id is not None
-                and (started.name, started.head_sha) == (name, check.head_sha)
-            ):
-                ref = self.github.complete_check_run(
-                    started.check_run_id,
+        annotations = list(check.annotations)
+        if (
+            started is not None
+            and started.check_run_id is not None
+            and (started.name, started.head_sha) == (name, check.head_sha)
+        ):
+            run_id = started.check_run_id
+            ref = self._send_check_run(
+                name,
+                lambda: github.complete_check_run(
+                    run_id,
                     conclusion=conclusion,
                     title=check.title,
                     summary=check.summary,
-                    annotations=list(check.annotations),
-                )
-            else:
-                ref = self.github.create_check_run(
+                    annotations=annotations,
+                ),
+            )
+        else:
+            ref = self._send_check_run(
+                name,
+                lambda: github.create_check_run(
                     name=name,
                     head_sha=check.head_sha,
                     conclusion=conclusion,
                     title=check.title,
                     summary=check.summary,
-                    annotations=list(check.annotations),
+                    annotations=annotations,
                     details_url=self.run_url,
-                )
+                ),
+            )
+        return "" if ref is None else ref.html_url
+
+    def _send_check_run(self, name: str, send: Callable[[], CheckRunRef]) -> CheckRunRef | None:
+        """``send()`` unless check runs were refused before; a refusal is said once (None)."""
+        if self.checks_refused:
+            return None
+        try:
+            return send()
         except GitHubError as exc:
             self._check_run_refused(name, exc)
-            return ""
-        return ref.html_url
+            return None
 
     def _set_status(self, sha: str, name: str, state: str, description: str) -> bool:
         """Set the status; a missing ``statuses: write`` is said once and not tried again."""

@@ -26,6 +26,15 @@ if TYPE_CHECKING:
     from promptcanary.pipeline import CheckRequest
 
 
+#: The flags of `compare` that decide its exit code, as GatePolicy names them.
+GATE_FLAGS = (
+    "fail_on_severity",
+    "fail_on_drift",
+    "fail_on_suite_change",
+    "fail_on_behaviour_change",
+)
+
+
 @dataclass
 class CompareArgs(RunFlags):
     """The options of `promptcanary compare` (see cli.py for their help)."""
@@ -125,24 +134,16 @@ def _save_run(path: Path | None, run: CanaryRunResult) -> None:
 def _request(args: CompareArgs) -> CheckRequest:
     """The flags as a check, each error naming the flag as the user typed it."""
     from promptcanary.pipeline import CheckRequest, GatePolicy
+    from promptcanary.pipeline.overrides import THRESHOLDS
 
     _check_args(args)
     try:
         return CheckRequest(
             config=args.config,
-            overrides=args.overrides(
-                regression_threshold=args.regression_threshold,
-                improvement_threshold=args.improvement_threshold,
-                alpha=args.alpha,
-                min_effect=args.min_effect,
-                max_error_rate=args.max_error_rate,
-            ),
-            policy=GatePolicy(
-                fail_on_severity=args.fail_on_severity,
-                fail_on_drift=args.fail_on_drift,
-                fail_on_suite_change=args.fail_on_suite_change,
-                fail_on_behaviour_change=args.fail_on_behaviour_change,
-            ),
+            overrides=args.overrides(**{name: getattr(args, name) for name in THRESHOLDS}),
+            # The --fail-on-* flags are GatePolicy's fields by name (an unmeasurable comparison
+            # always exits 3 on the command line: fail_on_inconclusive keeps its default).
+            policy=GatePolicy(**{name: getattr(args, name) for name in GATE_FLAGS}),
             baseline=args.baseline,
             current=args.current,
         )

@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from promptcanary.core.run.options import RunOverrides
 
 
+#: compare()'s keywords that a command line or the Action may set for one comparison: each a
+#: field of :class:`Overrides` and a setting of canary.yaml of the same name.
+THRESHOLDS = (
+    "regression_threshold",
+    "improvement_threshold",
+    "alpha",
+    "min_effect",
+    "max_error_rate",
+)
+
+
 @dataclass(frozen=True)
 class Overrides:
     """What a command line or the Action's inputs change for one run; None keeps canary.yaml's."""
@@ -31,9 +42,11 @@ class Overrides:
     baseline_samples: int | None = None
     """Samples per prompt when recording a baseline with ``samples: auto``; None: the suite's."""
     concurrency: int | None = None
+    """Requests in flight at once; None: the suite's ``concurrency``."""
     workers: int | None = None
     """Processes that share a fixed-sample run (see core/run/workers.py); None: one."""
     max_cost_usd: float | None = None
+    """Stop sending once the run has cost this much (USD); None: the suite's cap, if any."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
     replay: Path | None = None
@@ -47,20 +60,20 @@ class Overrides:
     """First wait between batch status checks (grows by half each poll, up to 5 min)."""
     batch_id: str | None = None
     """Fetch this earlier batch instead of submitting a new one (implies ``batch``)."""
+    # The comparison's settings (:data:`THRESHOLDS`); None: canary.yaml's, whose documentation
+    # (docs/verdicts.md) says what each decides.
     regression_threshold: float | None = None
     improvement_threshold: float | None = None
     alpha: float | None = None
+    """The false discovery rate of the multi-sample tests, between 0 and 1 exclusive."""
     min_effect: float | None = None
     max_error_rate: float | None = None
 
     def __post_init__(self) -> None:
-        for name in (
-            "regression_threshold",
-            "improvement_threshold",
-            "min_effect",
-            "max_error_rate",
-        ):
+        for name in THRESHOLDS:
             value = getattr(self, name)
+            if name == "alpha":  # a level, not a share: 0 and 1 make no test (checked below)
+                continue
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ConfigError(f"must be between 0 and 1 (got {value})", field=name)
         if self.batch_timeout_s <= 0 or self.batch_poll_s <= 0:
@@ -99,17 +112,10 @@ class Overrides:
     def thresholds(self, settings: SuiteSettings) -> dict[str, float]:
         """compare()'s keyword arguments: each override, else the suite's setting."""
 
-        def pick(value: float | None, default: float) -> float:
-            return default if value is None else value
-
+        mine = {name: getattr(self, name) for name in THRESHOLDS}
         return {
-            "regression_threshold": pick(self.regression_threshold, settings.regression_threshold),
-            "improvement_threshold": pick(
-                self.improvement_threshold, settings.improvement_threshold
-            ),
-            "alpha": pick(self.alpha, settings.alpha),
-            "min_effect": pick(self.min_effect, settings.min_effect),
-            "max_error_rate": pick(self.max_error_rate, settings.max_error_rate),
+            name: getattr(settings, name) if value is None else value
+            for name, value in mine.items()
         }
 
     def error_limit(self, settings: SuiteSettings) -> float:

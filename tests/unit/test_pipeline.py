@@ -44,6 +44,32 @@ def test_overrides_take_precedence_over_the_suite_settings() -> None:
     assert pipeline.Overrides(max_error_rate=1.0).error_limit(settings) == 1.0
 
 
+def test_every_threshold_name_is_an_override_a_setting_a_compare_keyword_and_a_flag() -> None:
+    """The names pass by name (the CLI's flags into Overrides, Overrides into compare()): a name
+    missing anywhere would be dropped or fail only when that flag is used."""
+    import inspect
+    from dataclasses import fields
+
+    from promptcanary.commands.compare import GATE_FLAGS, CompareArgs
+    from promptcanary.core.comparator import compare
+    from promptcanary.pipeline.overrides import THRESHOLDS
+
+    args = {f.name for f in fields(CompareArgs)}
+    assert set(THRESHOLDS) <= {f.name for f in fields(pipeline.Overrides)}
+    assert set(THRESHOLDS) <= set(SuiteSettings.model_fields)
+    assert set(THRESHOLDS) <= set(inspect.signature(compare).parameters)
+    assert set(THRESHOLDS) <= args
+    assert set(GATE_FLAGS) <= {f.name for f in fields(pipeline.GatePolicy)} & args
+    settings = SuiteSettings(min_effect=0.3, improvement_threshold=0.2)
+    assert pipeline.Overrides(alpha=0.01).thresholds(settings) == {
+        "regression_threshold": settings.regression_threshold,
+        "improvement_threshold": 0.2,
+        "alpha": 0.01,
+        "min_effect": 0.3,
+        "max_error_rate": settings.max_error_rate,
+    }
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
     [("regression_threshold", 1.5), ("max_error_rate", -0.1), ("alpha", 0.0), ("min_effect", 2)],
