@@ -72,6 +72,12 @@ Key = tuple[str, str]
 """(probe_id, prompt_id)."""
 
 
+#: The policy's settings an adaptive run keeps (the :class:`AdaptiveRecord` fields of the same
+#: names), so that a later comparison of the run decides as its check did. ``alpha`` and
+#: ``min_effect`` are not kept: they are compare()'s own arguments.
+RECORDED = ("screening", "batch", "cap", "screen_alpha", "futility")
+
+
 @dataclass(frozen=True)
 class AdaptivePolicy:
     """The settings of ``samples: auto`` (canary.yaml keys of the same names)."""
@@ -133,14 +139,7 @@ class AdaptivePolicy:
         """An :class:`AdaptiveRecord` carrying this policy's settings."""
         from promptcanary.core.models import AdaptiveRecord
 
-        return AdaptiveRecord(
-            screening=self.screening,
-            batch=self.batch,
-            cap=self.cap,
-            screen_alpha=self.screen_alpha,
-            futility=self.futility,
-            **fields,
-        )
+        return AdaptiveRecord(**{name: getattr(self, name) for name in RECORDED}, **fields)
 
 
 def group(results: Iterable[ProbeResult]) -> dict[Key, Side]:

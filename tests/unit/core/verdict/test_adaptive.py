@@ -351,3 +351,17 @@ def test_false_alarms_stay_low_for_flaky_prompts_too() -> None:
         report = compare(BaselineSnapshot(suite_name="s", provider=PROVIDER, run_result=b), run)
         flagged += bool(report.regressions or report.improvements)
     assert flagged / reps <= 0.05  # 3.1 % in the benchmark (20 prompts at 0.7, 1,000 runs)
+
+
+def test_a_record_keeps_each_recorded_setting_of_its_policy() -> None:
+    from dataclasses import fields
+
+    from promptcanary.core.models import AdaptiveRecord
+    from promptcanary.core.verdict.adaptive import RECORDED
+
+    assert set(RECORDED) <= {f.name for f in fields(AdaptivePolicy)}
+    assert set(RECORDED) <= set(AdaptiveRecord.model_fields)
+    policy = AdaptivePolicy(screening=4, batch=3, cap=9, screen_alpha=0.2, futility=0.6)
+    record = policy.record(behaviour_requests=5)
+    assert (record.screening, record.batch, record.cap) == (4, 3, 9)
+    assert (record.screen_alpha, record.futility, record.behaviour_requests) == (0.2, 0.6, 5)
