@@ -150,7 +150,12 @@ def provider_notes(provider: ProviderConfig | None, usage: UsageSummary | None) 
         else:
             notes.append(f"{name} not sent: {provider.model_id} does not accept it")
     if usage is not None and usage.cost_usd is None and usage.requests > usage.errors:
-        notes.append(f"no price known for {provider.model_id} (set price: in canary.yaml)")
+        if usage.total_tokens or usage.prompt_tokens or usage.completion_tokens:
+            notes.append(f"no price known for {provider.model_id} (set price: in canary.yaml)")
+        else:
+            # A price needs tokens to multiply: recorded answers (the try-it's) and servers
+            # that report no usage carry none, whatever the model's price.
+            notes.append("cost unknown: the answers came without token counts")
     return notes
 
 

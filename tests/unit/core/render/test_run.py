@@ -59,3 +59,23 @@ def test_run_html_is_escaped() -> None:
 def test_a_misspelt_placement_keyword_is_refused() -> None:
     with pytest.raises(TypeError, match="'acept_hint'"):
         run_to_markdown(run_result(), acept_hint="x")  # type: ignore[call-arg]
+
+
+def test_a_cost_is_unknown_for_want_of_a_price_or_for_want_of_tokens_and_says_which() -> None:
+    """Recorded answers (the README's try-it) carry no token counts: no price would help, so
+    telling the user to set one would send them the wrong way."""
+    from promptcanary.core.models import ProviderConfig, UsageSummary
+    from promptcanary.core.render.fmt import provider_notes
+
+    model = ProviderConfig(model_id="openai/gpt-4")
+    counted = UsageSummary(requests=3, prompt_tokens=30, completion_tokens=12, total_tokens=42)
+    uncounted = UsageSummary(requests=3)
+    assert provider_notes(model, counted) == [
+        "no price known for openai/gpt-4 (set price: in canary.yaml)"
+    ]
+    assert provider_notes(model, uncounted) == [
+        "cost unknown: the answers came without token counts"
+    ]
+    priced = counted.model_copy(update={"cost_usd": 0.01})
+    assert provider_notes(model, priced) == []
+    assert provider_notes(model, UsageSummary(requests=2, errors=2)) == []
