@@ -41,6 +41,10 @@ EXAMPLE_CHARS = 90
 #: Under this width, tables become stacked blocks (a wider limit when evidence is shown).
 NARROW = 80
 NARROW_WITH_EVIDENCE = 110
+#: Lines a table row may take on average before the stacked blocks read better: past it, the
+#: narrow columns break every phrase (an adaptive pair's evidence took 7 lines at 120 columns,
+#: the width of every CI log).
+ROW_LINES = 3
 
 SEVERITY_STYLES = {
     "none": "bold green",
@@ -108,13 +112,16 @@ def _header(view: ReportView, *, short: bool = False) -> Panel:
 def _table(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -> Table:
     table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False, pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("Probe", ratio=2)
+    # Shares of the width left by the columns that never wrap: the evidence is the longest
+    # text of a row; no word of a probe's name is cut.
+    longest_word = max((len(w) for pv in pairs for w in pv.probe.split()), default=5)
+    table.add_column("Probe", ratio=2, min_width=min(longest_word, 24))
     table.add_column("Category", no_wrap=True)
-    table.add_column("Prompt", ratio=3)
+    table.add_column("Prompt", ratio=2)
     table.add_column("Score", no_wrap=True)
     table.add_column("Δ", justify="right", no_wrap=True)
     if with_evidence:
-        table.add_column("Evidence", ratio=2)
+        table.add_column("Evidence", ratio=3)
     if with_reason:
         table.add_column("Reason", ratio=3)
     for pv in pairs:
@@ -161,9 +168,13 @@ def _pairs(
     # With one sample the evidence is always "1/1 → 0/1": the score columns say it all.
     evidence = not view.report.single_sample
     # The evidence column needs room: below ~110 columns an 8-column table turns to mush.
-    if console.width < (NARROW_WITH_EVIDENCE if evidence else NARROW):
-        return _stacked(pairs, with_reason=with_reason, with_evidence=evidence)
-    return _table(pairs, with_reason=with_reason, with_evidence=evidence)
+    if console.width >= (NARROW_WITH_EVIDENCE if evidence else NARROW):
+        table = _table(pairs, with_reason=with_reason, with_evidence=evidence)
+        # Laid out once here to see how tall its rows come out (a few rows: ~1 ms each).
+        header = 2  # the titles and the rule under them
+        if len(console.render_lines(table, pad=False)) <= header + ROW_LINES * len(pairs):
+            return table
+    return _stacked(pairs, with_reason=with_reason, with_evidence=evidence)
 
 
 def _diff(view: BehaviourView) -> Text:

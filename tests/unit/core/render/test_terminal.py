@@ -52,6 +52,27 @@ def test_narrow_terminal_stacks_pairs_instead_of_a_table() -> None:
     assert "evidence: 9/10 → 3/10, p = 0.003 (adjusted) ·" in out
 
 
+def test_a_table_whose_rows_would_wrap_past_three_lines_is_printed_as_blocks() -> None:
+    """120 columns is every CI log's width: an adaptive pair's evidence (baseline → screening →
+    confirmation, p) in a table column there broke into a word a line."""
+    from promptcanary.core.render.terminal import ROW_LINES
+    from tests.unit.core.render.samples import adaptive_report
+
+    report = adaptive_report()
+    at_120 = _render(report, 120, verbose=True)
+    assert "evidence: baseline 27/30 → screening 1/3 → confirmation 9/30, p = 0.003" in at_120
+    assert "Evidence" not in at_120  # no table
+    wide = _render(report, 220, verbose=True)
+    assert "evidence:" not in wide
+    lines = wide.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Regressions"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("Usage"))
+    header, _rule, *rows = lines[start + 1 : end]
+    assert "Evidence" in header and rows[0].startswith("1 ")
+    assert "baseline 27/30 → screening 1/3" in rows[0]
+    assert len(rows) <= ROW_LINES  # one pair
+
+
 def test_without_a_tty_there_are_no_escape_sequences() -> None:
     buf = io.StringIO()
     # What rich picks by itself for a non-terminal file.
