@@ -75,9 +75,13 @@ class GatePolicy:
     def __post_init__(self) -> None:
         value = self.fail_on_severity
         if value is not None and value.lower() not in (*SEVERITIES, "never"):
+            import difflib
+
+            close = difflib.get_close_matches(value.lower(), (*SEVERITIES, "never"), n=1)
             raise ConfigError(
                 f"must be one of {', '.join(SEVERITIES)} or never (got {value!r})",
                 field="fail-on-severity",
+                hint=f"Did you mean '{close[0]}'?" if close else None,
             )
 
 

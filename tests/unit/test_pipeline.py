@@ -105,6 +105,15 @@ def test_unknown_severity_is_a_config_error() -> None:
         pipeline.GatePolicy("severe")
 
 
+def test_a_misspelt_severity_is_answered_with_the_one_it_is_close_to() -> None:
+    with pytest.raises(ConfigError) as info:
+        pipeline.GatePolicy("hgh")
+    assert info.value.hint == "Did you mean 'high'?"
+    with pytest.raises(ConfigError) as info:
+        pipeline.GatePolicy("xyzzy")
+    assert info.value.hint is None
+
+
 def test_a_baseline_of_another_suite_is_a_usage_error_naming_both() -> None:
     other = snapshot([pr("a", 1.0)], suite="billing-bot")
     with pytest.raises(SuiteMismatchError) as info:
