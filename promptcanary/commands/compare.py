@@ -13,6 +13,7 @@ from promptcanary.commands.common import (
     default_baseline_dir,
     load_env_files,
     save_baseline_hint,
+    say,
     start_litellm_warm_up,
     stdout_console,
     write_report_files,
@@ -22,7 +23,7 @@ from promptcanary.commands.common import (
 from promptcanary.errors import ConfigError
 
 if TYPE_CHECKING:
-    from promptcanary.core.models import CanaryRunResult
+    from promptcanary.core.models import CanaryRunResult, DriftReport
     from promptcanary.pipeline import CheckRequest
 
 
@@ -121,7 +122,25 @@ def compare_command(args: CompareArgs) -> int:
     DriftReporter(checked.report, accept_hint=accept_hint).print_terminal(
         stdout_console(), quiet=args.quiet, verbose=args.verbose
     )
+    _say_why_it_passed(args, checked.report, checked.verdict.exit_code)
     return checked.verdict.exit_code
+
+
+def _say_why_it_passed(args: CompareArgs, report: DriftReport, exit_code: int) -> None:
+    """A drift that exits 0 because no gate was asked for says so on stderr: a CI job running
+    `compare` without --fail-on-* shows green on a CRITICAL report (the Action's default gate is
+    medium; the command line's is none)."""
+    from promptcanary.core.models import DriftSeverity
+
+    asked = any(getattr(args, name) for name in GATE_FLAGS)
+    if exit_code != 0 or asked or report.is_inconclusive:
+        return
+    if report.severity == DriftSeverity.NONE:
+        return
+    say(
+        f"note: exit 0 with {report.severity.value.upper()} drift: compare fails only when "
+        "asked to (--fail-on-severity medium, as the Action does, or --fail-on-drift)."
+    )
 
 
 def _save_run(path: Path | None, run: CanaryRunResult) -> None:

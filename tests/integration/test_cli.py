@@ -351,3 +351,18 @@ def test_editing_the_suite_is_a_suite_change_not_drift(project: Path) -> None:
         assert "Suite changes (1)" in proc.stdout and "Not present" not in proc.stdout
         strict = pc("compare", "-c", "canary.yaml", *base, "--fail-on-suite-change", cwd=project)
         assert strict.returncode == 1
+
+
+def test_a_drift_that_exits_0_for_want_of_a_gate_says_so_on_stderr(tmp_path: Path) -> None:
+    """A CI job running `compare` without --fail-on-* is green on a CRITICAL report: the one
+    line on stderr says why, and goes once a gate is asked for (which then fails the job)."""
+    args = ("compare", "-c", str(QUICKSTART / "canary.yaml"))
+    args += ("--current", str(QUICKSTART / "current-run.json"), "--quiet")
+    open_gate = run_cli(*args, cwd=tmp_path)
+    assert open_gate.returncode == 0
+    assert "note: exit 0 with CRITICAL drift" in open_gate.stderr
+    assert "--fail-on-severity medium" in open_gate.stderr
+    gated = run_cli(*args, "--fail-on-severity", "medium", cwd=tmp_path)
+    assert gated.returncode == 1 and "note: exit 0" not in gated.stderr
+    any_drift = run_cli(*args, "--fail-on-drift", cwd=tmp_path)
+    assert any_drift.returncode == 1 and "note:" not in any_drift.stderr
