@@ -225,11 +225,13 @@ def save_baseline_hint(
     provider: str | None = None,
     baseline_dir: Path | None = None,
     replay: Path | None = None,
+    flags: RunFlags | None = None,
 ) -> str:
     """How to make a baseline, as a command to paste (the report's accept hint, Markdown):
     the suite's file always (``-c``: a suite in a subfolder is not ./canary.yaml), the model
     and the baseline folder when the command at hand named them, ``--replay`` to save a run
-    already measured instead of measuring again."""
+    already measured instead of measuring again; measuring again, the ``flags`` that shape the
+    answers (:meth:`RunFlags.answer_flags`)."""
     import shlex
 
     words = ["promptcanary", "run", "-c", str(config or "canary.yaml")]
@@ -237,6 +239,8 @@ def save_baseline_hint(
         words += ["-p", provider]
     if replay is not None:
         words += ["--replay", str(replay)]
+    elif flags is not None:
+        words += flags.answer_flags()
     if baseline_dir is not None:
         words += ["--baseline-dir", str(baseline_dir)]
     words.append("--save-baseline")
@@ -271,6 +275,26 @@ class RunFlags:
     yes: bool = False
     env_file: Path | None = None
     """``--env-file``: the one .env file read (in CI, none is read without it)."""
+
+    def answer_flags(self) -> list[str]:
+        """The flags given that change what the model answers or where it is asked, as typed: a
+        baseline measured without them would answer another question (``--api-base``: the
+        public endpoint instead of the user's server). The URL is shown without credentials,
+        query or fragment: the hint is printed and written into reports."""
+        words: list[str] = []
+        if self.api_base:
+            from promptcanary.core.run.breaker import display_url
+
+            words += ["--api-base", display_url(self.api_base)]
+        for flag, value in (
+            ("--temperature", self.temperature),
+            ("--max-tokens", self.max_tokens),
+            ("--seed", self.seed),
+            ("--env-file", self.env_file),
+        ):
+            if value is not None:
+                words += [flag, str(value)]
+        return words
 
     def overrides(self, **extra: Any) -> Overrides:
         """The flags that change the run (and, for compare, the thresholds) as one value."""

@@ -106,6 +106,7 @@ def compare_command(args: CompareArgs) -> int:
         provider=checked.run.provider.model_id if args.current is not None else args.provider,
         baseline_dir=args.baseline_dir,
         replay=args.current,
+        flags=args,
     )
     write_report_files(
         checked.report,

@@ -103,6 +103,7 @@ def run_command(args: RunArgs) -> int:
             baseline_dir=args.baseline_dir,
             # A run written to a file is accepted as it is, without measuring again.
             replay=args.output or args.replay,
+            flags=args,
         ),
     )
     if args.output_md:

@@ -142,3 +142,34 @@ def test_the_accept_hint_pastes_and_shows_only_when_something_changed(repo: Path
     assert same.returncode == 0, same.stderr
     assert "No drift" in same.stdout
     assert "To accept" not in same.stdout and "unwanted" not in same.stdout
+
+
+def test_the_accept_hint_measures_again_where_the_check_measured(tmp_path: Path) -> None:
+    """A check against the user's own server: the hint that measures again names it (else the
+    pasted command asks the public endpoint), with the other flags that shape the answers, and
+    never the URL's query (where keys hide)."""
+    from tests.fakes.llm_server import FakeLLMServer
+
+    (tmp_path / "canary.yaml").write_text(
+        "name: own-server\nsamples: 1\nprobes:\n  - json_validity\nprompts:\n  - 'JSON please'\n",
+        encoding="utf-8",
+    )
+    answer = {"text": '{"ok": true}'}
+    with FakeLLMServer(lambda r: answer["text"]) as server:
+        where = ("-p", "openai/fake", "--api-base", server.base_url, "--no-progress")
+        assert run_cli("run", *where, "--save-baseline", cwd=tmp_path).returncode == 0
+        answer["text"] = "Sorry, no JSON today."
+        keyed = ("--api-base", server.base_url + "?api-key=sekrit")
+        changed = run_cli("compare", *where[:2], *keyed, "--temperature", "0.3", cwd=tmp_path)
+        assert "sekrit" not in changed.stdout + changed.stderr
+        (accept,) = [line for line in changed.stdout.splitlines() if line.startswith("To accept")]
+        assert accept == (
+            "To accept this change as the new baseline, run promptcanary run -c canary.yaml "
+            f"-p openai/fake --api-base {server.base_url} --temperature 0.3 --save-baseline "
+            "and commit the files it names."
+        )
+        command = accept.split("run ", 1)[1].split(" and commit")[0].split()
+        pasted = run_cli(*command[1:], "--no-progress", cwd=tmp_path)
+        assert pasted.returncode == 0, pasted.stderr
+        same = run_cli("compare", *where, "--temperature", "0.3", cwd=tmp_path)
+    assert same.returncode == 0 and "No drift" in same.stdout
