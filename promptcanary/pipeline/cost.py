@@ -48,6 +48,20 @@ class RunPlan:
     expected: int | None = None
     """An adaptive check: the requests it is expected to send when nothing changed (screening,
     the probes' confirmation and the answer test's top-up); None for other runs."""
+    judged: int = 0
+    """Requests the probes send of their own (an ``llm_judge`` probe asks its judge once per
+    answer it grades), beside the model's: for ``expected`` (else ``requests``) answers."""
+    judges: tuple[str, ...] = ()
+    """The models those requests go to."""
+    judge_cost_usd: float | None = None
+    """Estimated USD of ``judged`` (the baseline's judge cost per graded answer); None when
+    nothing tells (or nothing is judged). Included in ``cost_usd`` when both are known."""
+    ceiling_usd: float | None = None
+    """Without a baseline to estimate from: the most the model's requests can cost (every
+    answer ``max_tokens`` long, every prompt as many tokens as it has bytes); None when the
+    model has no price. The judge's requests are not in it."""
+    max_tokens: int | None = None
+    """The answers' token limit the ceiling assumes."""
 
     def line(self) -> str:
         """One line for a terminal: ``Plan: 4,500 requests (1,500 prompts x 3) on m, ~$0.12``."""
@@ -63,15 +77,26 @@ class RunPlan:
             )
         if self.most > self.requests:
             text += f", up to {self.most:,} if every prompt needs confirming"
-        if self.cost_usd is not None:
-            from promptcanary.core.render.fmt import usd
+        if self.judged:
+            about = "about " if self.expected is not None else ""
+            text += f", and {about}{self.judged:,} to the judge ({', '.join(self.judges)})"
+        from promptcanary.core.render.fmt import usd
 
+        if self.cost_usd is not None:
             text += f"; estimated {usd(self.cost_usd)}"
+            if self.judged and self.judge_cost_usd is None:
+                text += " for the model's answers, the judge's cost unknown"
         else:
             text += "; cost unknown"
             reason = self.cost_note.split(" (")[0].rstrip(".")
             if reason:
                 text += f": {reason[:1].lower()}{reason[1:]}"
+            if self.ceiling_usd is not None:
+                judge = ", the judge's requests not counted" if self.judged else ""
+                text += (
+                    f"; at most {usd(self.ceiling_usd)} (answers of up to "
+                    f"{self.max_tokens:,} tokens{judge})"
+                )
         return text + "."
 
 
@@ -116,13 +141,19 @@ def plan_run(
         samples = settings.fixed_samples
     assert isinstance(samples, int)
     requests = count * samples
+    known = baseline or priced_by
     _, _, cost, note = estimate_cost(
-        expected or requests,
-        baseline=baseline or priced_by,
-        model=model,
-        pricer=pricer,
-        price=settings.price,
+        expected or requests, baseline=known, model=model, pricer=pricer, price=settings.price
     )
+    judges = _judges(suite)
+    per_answer = sum(len(models) for models in judges.values()) / max(1, len(suite.prompts))
+    judged = round((expected or requests) * per_answer)
+    judge_cost = _judge_cost(suite, known, judged) if judged else None
+    if cost is not None and judge_cost is not None:
+        cost += judge_cost
+    ceiling, max_tokens = (None, None)
+    if known is None:
+        ceiling, max_tokens = _ceiling(suite, overrides, model, count, samples, pricer)
     return RunPlan(
         model=model,
         prompts=count,
@@ -132,7 +163,80 @@ def plan_run(
         cost_usd=cost,
         cost_note=note,
         expected=expected,
+        judged=judged,
+        judges=tuple(sorted({m for models in judges.values() for m in models})),
+        judge_cost_usd=judge_cost,
+        ceiling_usd=ceiling,
+        max_tokens=max_tokens,
     )
+
+
+def _judges(suite: CanarySuite) -> dict[str, list[str]]:
+    """Prompt id -> the models its probes ask about each of its answers (a judge per
+    ``llm_judge`` probe that applies to it)."""
+    return {
+        prompt.id: [m for probe, _ in suite.probes_for(prompt) if (m := probe.asks_model)]
+        for prompt in suite.prompts
+    }
+
+
+def _judge_cost(suite: CanarySuite, baseline: BaselineSnapshot | None, judged: int) -> float | None:
+    """USD of ``judged`` judge requests at the baseline's mean judge cost per graded answer
+    (None without a baseline that recorded one)."""
+    if baseline is None:
+        return None
+    ids = {pid for p in suite.prompts for probe, pid in suite.probes_for(p) if probe.asks_model}
+    costs = [
+        r.cost_usd
+        for r in baseline.run_result.probe_results
+        if r.probe_id in ids and r.cost_usd is not None
+    ]
+    return judged * sum(costs) / len(costs) if costs else None
+
+
+#: Tokens a chat request adds around its messages (roles, separators, the reply's priming):
+#: OpenAI's chat format adds 3 per message and 3 for the reply; 16 leaves room for others'.
+TEMPLATE_TOKENS = 16
+
+
+def _ceiling(
+    suite: CanarySuite,
+    overrides: Overrides,
+    model: str,
+    count: int,
+    samples: int,
+    pricer: Pricer | None,
+) -> tuple[float | None, int]:
+    """The most ``count`` prompts x ``samples`` can cost before any answer has been seen, and
+    the answer length it assumes: every answer ``max_tokens`` long, every prompt as many tokens
+    as it has bytes (a token of a byte-level tokenizer covers at least one byte) plus
+    :data:`TEMPLATE_TOKENS`; the largest prompts when ``count`` is a slice. None: no price."""
+    import json
+
+    from promptcanary.core.models import ProviderConfig
+
+    settings = suite.settings
+    max_tokens = int(
+        overrides.max_tokens
+        or settings.max_tokens
+        or ProviderConfig.model_fields["max_tokens"].default
+    )
+    sizes = sorted(
+        (
+            len(prompt.text.encode())
+            + len((suite.system_prompt_for(prompt) or "").encode())
+            + (len(json.dumps(prompt.tools).encode()) if prompt.tools else 0)
+            + TEMPLATE_TOKENS
+            for prompt in suite.prompts
+        ),
+        reverse=True,
+    )
+    prompt_tokens = samples * sum(sizes[:count])
+    completion_tokens = samples * count * max_tokens
+    if settings.price is not None:
+        return settings.price.cost(prompt_tokens, completion_tokens), max_tokens
+    cost = pricer(model, prompt_tokens, completion_tokens) if pricer else None
+    return cost, max_tokens
 
 
 def _expected_check(suite: CanarySuite, baseline: BaselineSnapshot, prompts: int) -> int:
@@ -180,8 +284,10 @@ class ConfirmThresholds:
 
 
 def needs_confirmation(plan: RunPlan, thresholds: ConfirmThresholds) -> bool:
-    """True when the run sends more than ``thresholds.requests`` requests or is estimated to
-    cost more than ``thresholds.usd``."""
-    if plan.requests > thresholds.requests:
+    """True when the run sends more than ``thresholds.requests`` requests (the judge's
+    included) or is estimated to cost more than ``thresholds.usd`` (without an estimate: when
+    it could, :attr:`RunPlan.ceiling_usd`)."""
+    if plan.requests + plan.judged > thresholds.requests:
         return True
-    return plan.cost_usd is not None and plan.cost_usd > thresholds.usd
+    cost = plan.cost_usd if plan.cost_usd is not None else plan.ceiling_usd
+    return cost is not None and cost > thresholds.usd

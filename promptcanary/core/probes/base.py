@@ -111,6 +111,13 @@ class BaseProbe(abc.ABC):
         return dict(getattr(self, "_params", {}))
 
     @property
+    def asks_model(self) -> str | None:
+        """The model this probe sends a request of its own to for each answer it scores (the
+        ``llm_judge`` probe's judge), so that a run's plan counts those requests too; None for
+        a probe that sends none."""
+        return None
+
+    @property
     def type_name(self) -> str:
         """The name that rebuilds this probe: a built-in's registry name, else ``module:Class``.
 

@@ -118,6 +118,11 @@ class LlmJudgeProbe(BaseProbe):
     category = ProbeCategory.CUSTOM
     description = "A judge model grades the response against a rubric."
 
+    @property
+    def asks_model(self) -> str:
+        """The judge: one request to it for each answer graded."""
+        return self.model
+
     #: Retries of the judge call (transient errors only); tests make it instant.
     retry_policy = RetryPolicy(max_attempts=3, base_delay_s=0.5, max_delay_s=4.0)
 
