@@ -166,6 +166,16 @@ def not_promoted_markdown(reason: str, where: Where, *, marker: str | None = Non
     return "\n".join(lines) + _run_link(where)
 
 
+#: What a pull request waits for when its promotion did not land (nothing was committed).
+WAITING_NOTE = (
+    "**What the pull request waits for.** Nothing was committed, so nothing about the pull "
+    "request changed: its PromptCanary check keeps the verdict of the last check of this head "
+    "(a required check that failed still blocks merging), and the label stays on it. Adding a "
+    "label that is already there starts nothing: a promotion runs again only when the label is "
+    "removed and added again."
+)
+
+
 def promoted_markdown(
     *,
     snapshot: BaselineSnapshot,
@@ -234,6 +244,8 @@ def promoted_markdown(
             + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
         )
         lines += [
+            "",
+            WAITING_NOTE,
             "",
             "To retry: fix the cause (usually the workflow's `permissions:`), then remove and "
             "re-add the label. The file is also in this run's workspace if you prefer to commit "
