@@ -110,7 +110,9 @@ def ensure_promote_label(s: Session) -> None:
         )
     except GitHubError as exc:
         # Creating a repository label takes `issues: write`; `pull-requests: write` is not enough.
-        line = permissions.refusal_line(f"check or create the label '{label}'", exc, permissions.ISSUES)
+        line = permissions.refusal_line(
+            f"check or create the label '{label}'", exc, permissions.ISSUES
+        )
         s.workflow.notice(
             f"{line} Without the label nobody can promote a run: create it in the repository's "
             "labels.",
