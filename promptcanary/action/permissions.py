@@ -83,7 +83,7 @@ def refusal_line(
     if not is_permission_refusal(exc):
         return f"Could not {what}. {exc.message}" + (f" {exc.hint}" if exc.hint else "")
     said = f" ({exc.github_message})" if exc.github_message else ""
-    return f"Could not {what}: GitHub answered 403{said}. " + fix_line(
+    return f"Could not {what}: GitHub answered HTTP 403{said}. " + fix_line(
         permission, read_only_event=read_only_event
     )
 

@@ -83,7 +83,7 @@ def test_a_comment_refused_for_want_of_permission_names_it_and_the_log_has_the_r
     refused = [w for w in run.commands("warning") if "comment on pull request #2" in w]
     assert len(refused) == 1
     assert refused[0].startswith(
-        "Could not comment on pull request #2: GitHub answered 403 (Resource not accessible by "
+        "Could not comment on pull request #2: GitHub answered HTTP 403 (Resource not accessible by "
         "integration). The token lacks `pull-requests: write`: add `pull-requests: write` under "
         "the job's `permissions:` (e.g. `permissions: {contents: read, pull-requests: write}`)"
     )
@@ -165,7 +165,7 @@ def test_a_refused_promote_label_names_issues_write(world: World) -> None:
     notices = [n for n in run.commands("notice") if LABEL in n]
     assert len(notices) == 1
     assert notices[0].startswith(
-        f"Could not check or create the label '{LABEL}': GitHub answered 403 (Resource not "
+        f"Could not check or create the label '{LABEL}': GitHub answered HTTP 403 (Resource not "
         "accessible by integration). The token lacks `issues: write`: add `issues: write`"
     )
     assert GENERIC not in run.stdout
