@@ -63,15 +63,12 @@ def fix_line(permission: Permission, *, read_only_event: bool = False) -> str:
             "events, whatever `permissions:` says: the fork companion workflow "
             "(`workflow_run`, examples/workflows/promptcanary-fork.yml) publishes the check."
         )
-    # A `permissions:` block sets every scope it leaves out to none: the example keeps the
-    # `contents: read` that actions/checkout needs.
-    listed = (
-        permission.line if permission.scope == "contents" else f"contents: read, {permission.line}"
-    )
+    # A `permissions:` block sets every scope it leaves out to none: adding one line must not
+    # drop the others (actions/checkout needs `contents: read`).
     return (
-        f"The token lacks `{permission.line}`: add `{permission.line}` under the job's "
-        f"`permissions:` (e.g. `permissions: {{{listed}}}`), or give that permission to the "
-        "token passed as `github-token`."
+        f"The token lacks `{permission.line}`: add `{permission.line}` to the job's "
+        "`permissions:` (keeping the lines already there: a permission left out is `none`), or "
+        "give that permission to the token passed as `github-token`."
     )
 
 

@@ -26,6 +26,7 @@ NO_PR_WRITE = "ghs_noprwrite0000000000000000000000000"
 NO_CHECKS = "ghs_nochecks00000000000000000000000000"
 NO_ISSUES = "ghs_noissues00000000000000000000000000"
 NO_CONTENTS = "ghs_nocontents000000000000000000000000"
+NO_ACTIONS = "ghs_noactions0000000000000000000000000"
 TOKENS = {
     NO_PR_WRITE: Token(BOT, permissions={"contents": "read", "checks": "write"}),
     NO_CHECKS: Token(
@@ -34,6 +35,9 @@ TOKENS = {
     NO_ISSUES: Token(BOT, permissions={"contents": "read", "checks": "write"}),
     NO_CONTENTS: Token(
         BOT, permissions={"contents": "read", "pull-requests": "write", "issues": "write"}
+    ),
+    NO_ACTIONS: Token(
+        BOT, permissions={"contents": "write", "pull-requests": "write", "issues": "write"}
     ),
 }
 #: What the Action used to say for every 403: all the permissions, none singled out.
@@ -84,8 +88,9 @@ def test_a_comment_refused_for_want_of_permission_names_it_and_the_log_has_the_r
     assert len(refused) == 1
     assert refused[0].startswith(
         "Could not comment on pull request #2: GitHub answered HTTP 403 (Resource not accessible by "
-        "integration). The token lacks `pull-requests: write`: add `pull-requests: write` under "
-        "the job's `permissions:` (e.g. `permissions: {contents: read, pull-requests: write}`)"
+        "integration). The token lacks `pull-requests: write`: add `pull-requests: write` to "
+        "the job's `permissions:` (keeping the lines already there: a permission left out is "
+        "`none`)"
     )
     assert GENERIC not in run.stdout and "Traceback" not in run.stdout
     # The very comment that was refused, in full, in the log and in the summary.
@@ -206,7 +211,7 @@ def test_a_refused_promotion_commit_names_contents_write_and_what_the_pr_waits_f
     assert world.gh.repos[REPO].commits == []
     refused = [w for w in run.commands("warning") if "commit the new baseline" in w]
     assert len(refused) == 1 and "The token lacks `contents: write`" in refused[0]
-    assert "(e.g. `permissions: {contents: write}`)" in refused[0]
+    assert "add `contents: write` to the job's `permissions:`" in refused[0]
     body = world.bot_comments()[0]["body"]
     # Our own line, escaped like everything GitHub said around it.
     assert "The token lacks \\`contents: write\\`" in body
@@ -225,3 +230,24 @@ def test_an_unusable_promotion_says_not_promoted_and_what_the_pr_waits_for(world
     assert "keeps the verdict of the last check of this head" in body
     warned = [w for w in run.commands("warning") if w.startswith("Not promoted:")]
     assert len(warned) == 1 and "the label stays on it" in warned[0]
+
+
+def test_a_refused_dispatch_names_actions_write(world: World) -> None:
+    world.runner.token = NO_ACTIONS
+    inputs = {"baseline-samples": "3", "check-workflow": "promptcanary-pr.yml"}
+    run = world.run("pull_request", labeled(), **inputs)
+
+    assert run.outputs["result"] == "promoted" and world.gh.repos[REPO].dispatches == []
+    [warned] = [w for w in run.commands("warning") if "check workflow" in w]
+    assert "The token lacks `actions: write`: add `actions: write` to the job's" in warned
+
+
+def test_a_pull_request_read_refused_names_pull_requests_read(world: World) -> None:
+    world.gh.fail("GET", rf"/pulls/{PR}$", 403)
+    run = world.run("pull_request", labeled(), **{"baseline-samples": "3"})
+
+    assert run.outputs["result"] == "promoted"  # as the event says: still a compare-and-swap
+    [warned] = [w for w in run.commands("warning") if f"pull request #{PR} before" in w]
+    assert warned.startswith(f"Could not read pull request #{PR} before promoting: GitHub")
+    assert "The token lacks `pull-requests: read`" in warned
+    assert warned.endswith("Promoting as the event says.")

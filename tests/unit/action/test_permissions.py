@@ -19,16 +19,23 @@ def test_a_403_names_the_permission_and_the_yaml_that_grants_it() -> None:
     line = permissions.refusal_line("comment on pull request #2", exc, permissions.COMMENTS)
     assert line == (
         "Could not comment on pull request #2: GitHub answered HTTP 403 (Resource not accessible "
-        "by integration). The token lacks `pull-requests: write`: add `pull-requests: write` "
-        "under the job's `permissions:` (e.g. `permissions: {contents: read, pull-requests: "
-        "write}`), or give that permission to the token passed as `github-token`."
+        "by integration). The token lacks `pull-requests: write`: add `pull-requests: write` to "
+        "the job's `permissions:` (keeping the lines already there: a permission left out is "
+        "`none`), or give that permission to the token passed as `github-token`."
     )
     assert "\n" not in line
 
 
-def test_contents_write_is_not_listed_beside_contents_read() -> None:
-    line = permissions.fix_line(permissions.CONTENTS)
-    assert "`permissions: {contents: write}`" in line and "contents: read" not in line
+def test_each_operation_names_its_own_scope() -> None:
+    exc = refused(403, "Resource not accessible by integration")
+    for permission, yaml in [
+        (permissions.ISSUES, "issues: write"),
+        (permissions.CONTENTS, "contents: write"),
+        (permissions.ACTIONS, "actions: write"),
+        (permissions.PULLS_READ, "pull-requests: read"),
+    ]:
+        line = permissions.refusal_line("do it", exc, permission)
+        assert f"The token lacks `{yaml}`: add `{yaml}` to the job's `permissions:`" in line
 
 
 def test_a_rate_limited_403_is_not_a_missing_permission() -> None:
