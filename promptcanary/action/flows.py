@@ -344,6 +344,7 @@ def promoted(
     )
     moved = isinstance(promotion.error, BranchMovedError)
     check_note = failure = None
+    unchecked = False
     if promotion.error is not None:
         failure = promotion.error.message
         failure += f" {promotion.error.hint}" if promotion.error.hint else ""
@@ -369,6 +370,7 @@ def promoted(
             failure=failure,
             branch_moved=moved,
             check_run=check_run,
+            head_unchecked=unchecked,
             needs_person=_needs_person(s) if promotion.commit is not None else None,
             with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
@@ -399,6 +401,9 @@ def promoted(
         )
         if published:
             markdown = body(checks.check_name(run.suite_name, run.provider.model_id))
+        elif s.required.statuses_refused and s.required.checks_refused:
+            unchecked = True
+            markdown = body()
     outcome = Outcome(
         result,
         outcome.exit_code,

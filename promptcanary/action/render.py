@@ -176,6 +176,16 @@ WAITING_NOTE = (
 )
 
 
+#: A promotion commit GitHub let us publish no verdict on (no status, no check run).
+UNCHECKED_HEAD_NOTE = (
+    "⚠️ **The new commit carries no PromptCanary check.** GitHub refused both the commit status "
+    "and the check run on it (the promotion job lacks `statuses: write` and `checks: write`), so "
+    "a branch rule requiring the PromptCanary check waits for it on the new head. Add "
+    "`statuses: write` to the promotion job's `permissions:` for next time; for this commit, the "
+    "check has to run again on the pull request's new head (see below)."
+)
+
+
 def promoted_markdown(
     *,
     snapshot: BaselineSnapshot,
@@ -192,6 +202,7 @@ def promoted_markdown(
     failure: str | None = None,
     branch_moved: bool = False,
     check_run: str | None = None,
+    head_unchecked: bool = False,
     needs_person: str | None = None,
     with_files: Sequence[str] = (),
 ) -> str:
@@ -223,6 +234,8 @@ def promoted_markdown(
                 "baseline by construction, so a branch rule requiring this check is met without "
                 "another model run.",
             ]
+        if head_unchecked:
+            lines += ["", UNCHECKED_HEAD_NOTE]
         if check_note:
             lines += ["", check_note]
         if needs_person:

@@ -251,3 +251,17 @@ def test_a_pull_request_read_refused_names_pull_requests_read(world: World) -> N
     assert warned.startswith(f"Could not read pull request #{PR} before promoting: GitHub")
     assert "The token lacks `pull-requests: read`" in warned
     assert warned.endswith("Promoting as the event says.")
+
+
+def test_a_promotion_commit_left_without_any_check_says_the_pr_waits_for_it(world: World) -> None:
+    world.runner.token = NO_ACTIONS  # contents, pull-requests, issues: no statuses, no checks
+    run = world.run("pull_request", labeled(), **{"baseline-samples": "3"})
+
+    assert run.outputs["result"] == "promoted" and len(world.gh.repos[REPO].commits) == 1
+    repo = world.gh.repos[REPO]
+    assert repo.statuses == []
+    assert repo.check_runs == {}
+    body = world.bot_comments()[0]["body"]
+    assert "The new commit carries no PromptCanary check." in body
+    assert "a branch rule requiring the PromptCanary check waits for it" in body
+    assert "What this leaves to a person" in body  # how the check runs again on the new head
