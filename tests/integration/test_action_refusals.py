@@ -141,6 +141,15 @@ def test_any_other_refused_comment_keeps_its_reason_and_the_log_has_the_report(
     assert max(world.sleeps, default=0) < 3600
 
 
+def test_without_a_token_the_log_has_the_report(world: World) -> None:
+    drifting(world)
+    run = world.run("pull_request", load_event("pull_request.opened"), **{"github-token": ""})
+    assert run.returncode == 1 and world.gh.requests == []  # nothing was asked of GitHub
+    [warned] = [w for w in run.commands("warning") if "comment on pull request #2" in w]
+    assert "no GitHub token (set the `github-token` input)" in warned
+    assert logged_report(run) == comment_file(run)
+
+
 def test_a_posted_comment_prints_no_report_to_the_log(world: World) -> None:
     drifting(world)
     run = world.run("pull_request", load_event("pull_request.opened"))
@@ -184,7 +193,7 @@ def test_a_refused_watch_issue_names_issues_write_and_the_log_has_the_report(
     run = world.run("schedule", load_event("schedule"), **{"fail-on-severity": "high"})
 
     assert run.returncode == 1 and run.outputs["result"] == "failed"
-    assert world.gh.repos[REPO].issues.get(PR) is not None  # only the fixture's pull request
+    assert list(world.gh.repos[REPO].issues) == [PR]  # no watch issue: only the pull request
     refused = [w for w in run.commands("warning") if "watch issue" in w]
     assert len(refused) == 1 and "The token lacks `issues: write`" in refused[0]
     report = logged_report(run)
