@@ -281,9 +281,21 @@ class StoredFormError(CorruptBaselineError, ValueError):
 class GitHubError(PromptCanaryError):
     """A GitHub API call was refused or failed."""
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        github_message: str = "",
+        rate_limited: bool = False,
+    ):
         super().__init__(message, hint=hint)
         self.status = status
+        #: GitHub's own ``message`` (e.g. "Resource not accessible by integration"), or "".
+        self.github_message = redact(github_message)
+        #: A 403 / 429 that only says "not now": no permission would change it.
+        self.rate_limited = rate_limited
 
 
 class BranchMovedError(GitHubError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from promptcanary.action import render
+from promptcanary.action.permissions import ACTIONS, fix_line
 from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.errors import GitHubError
 
@@ -60,11 +61,8 @@ def dispatch_refusal(workflow: str, exc: GitHubError) -> str:
         " GitHub only dispatches a workflow whose file, with that trigger, is on the default "
         "branch: a trigger added in this pull request counts only after it is merged."
     )
-    if exc.status in (401, 403):
-        return (
-            "the token may not start workflows. Grant `actions: write` to the promoting job "
-            "(or pass a `github-token` that has it)."
-        )
+    if exc.status in (401, 403) and not exc.rate_limited:
+        return "the token may not start workflows. " + fix_line(ACTIONS)
     if exc.status == 404:
         return (
             f"there is no workflow {workflow} in this repository. Set the `check-workflow` "

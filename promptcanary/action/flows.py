@@ -13,7 +13,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from promptcanary import pipeline
-from promptcanary.action import checks, render
+from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
 from promptcanary.action.dispatch import start_check
 from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same_login
@@ -91,7 +91,9 @@ def _with_dispatched_pull_request(s: Session) -> Plan:
         return s.plan
     branch = context.branch
     number = s.call_github(
-        "find the pull request of this branch", lambda gh: gh.open_pull_for(branch)
+        "find the pull request of this branch",
+        lambda gh: gh.open_pull_for(branch),
+        needs=permissions.PULLS_READ,
     )
     return s.plan if number is None else dataclasses.replace(s.plan, pr_number=number)
 
@@ -107,10 +109,13 @@ def ensure_promote_label(s: Session) -> None:
             label, color=PROMOTE_LABEL_COLOR, description=PROMOTE_LABEL_DESCRIPTION
         )
     except GitHubError as exc:
+        # Creating a repository label takes `issues: write`; `pull-requests: write` is not enough.
+        line = permissions.refusal_line(
+            f"check or create the label '{label}'", exc, permissions.ISSUES
+        )
         s.workflow.notice(
-            f"Could not check or create the label '{label}' ({exc.message}). "
-            + (f"{exc.hint} " if exc.hint else "")
-            + "Without the label nobody can promote a run: create it in the repository's labels.",
+            f"{line} Without the label nobody can promote a run: create it in the repository's "
+            "labels.",
             title="PromptCanary",
         )
         return
@@ -271,7 +276,10 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
             lambda gh: gh.open_or_update_issue(
                 marker=marker, label=WATCH_LABEL, title=render.watch_title(report), body=body
             ),
+            needs=permissions.ISSUES,
         )
+        if ref is None:
+            s.report_in_log(body, "the watch issue was not opened or updated")
         return ref.html_url if ref else ""
 
     if report.behaviour_changed:
@@ -283,7 +291,7 @@ def _watch(s: Session, report: DriftReport, files: ReportFiles) -> str:
             return ""
         return gh.close_issue(issue, comment=render.healthy_comment(report, s.where)).html_url
 
-    return s.call_github("close the watch issue", close) or ""
+    return s.call_github("close the watch issue", close, needs=permissions.ISSUES) or ""
 
 
 def promoted(
@@ -299,7 +307,15 @@ def promoted(
             f"Not promoted: {measured.unusable}. A baseline must be a trustworthy run; fix the "
             "cause, then remove and re-add the label."
         )
-        markdown = render.skipped_markdown(md_text(reason, 600), s.where, marker=marker)
+        # The model was called: "not promoted", never "skipped".
+        markdown = render.not_promoted_markdown(
+            md_text(reason, 600) + "\n\n" + render.WAITING_NOTE, s.where, marker=marker
+        )
+        s.workflow.warning(
+            f"{reason} Nothing was committed: the pull request keeps the verdict of its last "
+            "check, and the label stays on it.",
+            title="PromptCanary",
+        )
         s.workflow.add_summary(markdown)
         verdict = pipeline.gate(None, policy, unusable=measured.unusable)
         outcome = Outcome(
@@ -328,6 +344,7 @@ def promoted(
     )
     moved = isinstance(promotion.error, BranchMovedError)
     check_note = failure = None
+    unchecked = False
     if promotion.error is not None:
         failure = promotion.error.message
         failure += f" {promotion.error.hint}" if promotion.error.hint else ""
@@ -353,6 +370,7 @@ def promoted(
             failure=failure,
             branch_moved=moved,
             check_run=check_run,
+            head_unchecked=unchecked,
             needs_person=_needs_person(s) if promotion.commit is not None else None,
             with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
@@ -383,6 +401,9 @@ def promoted(
         )
         if published:
             markdown = body(checks.check_name(run.suite_name, run.provider.model_id))
+        elif s.required.statuses_refused and s.required.checks_refused:
+            unchecked = True
+            markdown = body()
     outcome = Outcome(
         result,
         outcome.exit_code,
@@ -397,7 +418,11 @@ def promoted(
     if number is not None and promotion.commit is not None and s.config.promote_label:
         label = s.config.promote_label
         # Taking the label off lets a maintainer promote again later by adding it again.
-        s.call_github(f"remove the label '{label}'", lambda gh: gh.remove_label(number, label))
+        s.call_github(
+            f"remove the label '{label}'",
+            lambda gh: gh.remove_label(number, label),
+            needs=permissions.ISSUES,
+        )
     return s.finish(outcome)
 
 

@@ -27,6 +27,7 @@ from promptcanary.action.github_repo import DEFAULT_BOT_LOGIN, RepoClient, same_
 from promptcanary.action.github_runs import CheckRunRef, Runs
 from promptcanary.action.github_statuses import Statuses
 from promptcanary.action.guards import PullRequestNow
+from promptcanary.action.permissions import ISSUES, with_permission
 from promptcanary.errors import (
     BranchMovedError,
     BranchNotFoundError,
@@ -177,15 +178,8 @@ class GitHubClient(WatchIssues, Commits, Contents, Runs, Statuses):
                 read_back=exists,
             )
         except GitHubError as exc:
-            if exc.status in (401, 403):
-                raise GitHubError(
-                    exc.message,
-                    status=exc.status,
-                    hint="Creating a label needs the `issues: write` permission (GitHub no longer "
-                    "accepts `pull-requests: write` for it): add `issues: write` to the job's "
-                    "`permissions:`, or create the label once by hand.",
-                ) from None
-            raise
+            # GitHub no longer accepts `pull-requests: write` for creating a label.
+            raise with_permission(exc, ISSUES) from None
         return True
 
     # ── who may promote ──

@@ -68,10 +68,13 @@ def translate(what: str) -> Iterator[None]:
 def github_error(what: str, exc: Any) -> GitHubError:
     """The :class:`GitHubError` for a PyGithub ``GithubException``."""
     message = exc.data.get("message") if isinstance(exc.data, dict) else None
+    limited = is_rate_limit(exc.status, str(message or ""), exc.headers)
     return GitHubError(
         f"GitHub refused to {what}: HTTP {exc.status}" + (f" ({message})" if message else ""),
         status=exc.status,
-        hint=hint_for(exc.status, message or ""),
+        hint=hint_for(exc.status, message or "", rate_limited=limited),
+        github_message=str(message or ""),
+        rate_limited=limited,
     )
 
 
@@ -88,11 +91,23 @@ def transport_error(what: str, exc: Exception) -> GitHubError:
     )
 
 
-def hint_for(status: int, message: str = "") -> str | None:
-    """What to do about a refusal, from its status and GitHub's message."""
-    if is_rate_limit(status, message, {}):
+def hint_for(status: int, message: str = "", *, rate_limited: bool = False) -> str | None:
+    """What to do about a refusal, from its status and GitHub's message. A caller that knows
+    the operation names its one permission instead (:mod:`.permissions`)."""
+    if rate_limited or is_rate_limit(status, message, {}):
         return "GitHub rate-limited this token; the next run will try again."
-    if status in (401, 403, 404):
+    if status == 401:
+        return (
+            "GitHub did not accept the token (expired, revoked or mistyped): check the "
+            "`github-token` input."
+        )
+    if status == 404:
+        return (
+            "Either it does not exist, or the token may not see it (a private repository "
+            "answers 404 to a token without access): check the `github-token` input and the "
+            "job's `permissions:`."
+        )
+    if status == 403:
         return (
             "Give the workflow the permissions PromptCanary needs (pull-requests: write for "
             "comments, issues: write for the promote label and watch issues, checks: write for "

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.action import checks, guards, render
 from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
+from promptcanary.action.permissions import PULLS_READ, refusal_line
 from promptcanary.action.session import CheckRun, skipped
 from promptcanary.core.render.safety import md_code, md_text
 from promptcanary.errors import (
@@ -159,10 +160,9 @@ def promotion_now(s: Session) -> Outcome | None:
     try:
         now = github.pull_request_now(number)
     except GitHubError as exc:
-        message = (
-            f"Could not read pull request #{number} before promoting ({exc.message}): promoting "
-            "as the event says."
-        )
+        # A private repository answers 403 to a job that left out `pull-requests: read`.
+        refused = refusal_line(f"read pull request #{number} before promoting", exc, PULLS_READ)
+        message = f"{refused} Promoting as the event says."
         s.failures.append(message)
         s.workflow.warning(message, title="PromptCanary")
         return None

@@ -146,6 +146,7 @@ def commit_baseline(
         ConfigError: the baseline folder is outside the repository checkout.
     """
     from promptcanary.action.guards import promotion_message
+    from promptcanary.action.permissions import CONTENTS, with_permission
     from promptcanary.action.workflow import hand_over
 
     snapshot, local = saved.snapshot, saved.path
@@ -181,5 +182,6 @@ def commit_baseline(
             message=promotion_message(run.suite_name, run.provider.model_id),
         )
     except GitHubError as exc:
-        return refused(exc)
+        # A moved, gone or protected branch says so itself; a bare 403 names `contents: write`.
+        return refused(with_permission(exc, CONTENTS) if type(exc) is GitHubError else exc)
     return Promotion(snapshot, local, repo_path, commit, None, commit.paths)

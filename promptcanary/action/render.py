@@ -166,6 +166,26 @@ def not_promoted_markdown(reason: str, where: Where, *, marker: str | None = Non
     return "\n".join(lines) + _run_link(where)
 
 
+#: What a pull request waits for when its promotion did not land (nothing was committed).
+WAITING_NOTE = (
+    "**What the pull request waits for.** Nothing was committed, so nothing about the pull "
+    "request changed: its PromptCanary check keeps the verdict of the last check of this head "
+    "(a required check that failed still blocks merging), and the label stays on it. Adding a "
+    "label that is already there starts nothing: a promotion runs again only when the label is "
+    "removed and added again."
+)
+
+
+#: A promotion commit GitHub let us publish no verdict on (no status, no check run).
+UNCHECKED_HEAD_NOTE = (
+    "⚠️ **The new commit carries no PromptCanary check.** GitHub refused both the commit status "
+    "and the check run on it (the promotion job lacks `statuses: write` and `checks: write`), so "
+    "a branch rule requiring the PromptCanary check waits for it on the new head. Add "
+    "`statuses: write` to the promotion job's `permissions:` for next time; for this commit, the "
+    "check has to run again on the pull request's new head (see below)."
+)
+
+
 def promoted_markdown(
     *,
     snapshot: BaselineSnapshot,
@@ -182,6 +202,7 @@ def promoted_markdown(
     failure: str | None = None,
     branch_moved: bool = False,
     check_run: str | None = None,
+    head_unchecked: bool = False,
     needs_person: str | None = None,
     with_files: Sequence[str] = (),
 ) -> str:
@@ -213,6 +234,8 @@ def promoted_markdown(
                 "baseline by construction, so a branch rule requiring this check is met without "
                 "another model run.",
             ]
+        if head_unchecked:
+            lines += ["", UNCHECKED_HEAD_NOTE]
         if check_note:
             lines += ["", check_note]
         if needs_person:
@@ -234,6 +257,8 @@ def promoted_markdown(
             + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
         )
         lines += [
+            "",
+            WAITING_NOTE,
             "",
             "To retry: fix the cause (usually the workflow's `permissions:`), then remove and "
             "re-add the label. The file is also in this run's workspace if you prefer to commit "

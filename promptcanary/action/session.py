@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from promptcanary.action import checks, render
+from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
 from promptcanary.action.outcome import Outcome, ReportFiles
+from promptcanary.action.permissions import Permission, refusal_line
 from promptcanary.action.required_check import CheckRun, RequiredCheck
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
@@ -41,6 +42,8 @@ class Session:
     failures: list[str] = field(default_factory=list)
     comment_id: str = ""
     """Id of the sticky comment created or edited (the ``comment-id`` output)."""
+    report_logged: bool = False
+    """The report was printed to the log (once is enough: see :meth:`report_in_log`)."""
     required: RequiredCheck = field(init=False)
     """Publishes the verdict on commits: the commit status and the check run of its name."""
 
@@ -49,8 +52,11 @@ class Session:
             self.github, self.workflow, self.context.run_url, self.failures
         )
 
-    def call_github(self, what: str, fn: Callable[[GitHubClient], T]) -> T | None:
-        """Run ``fn`` with the client; a refusal becomes a warning and None."""
+    def call_github(
+        self, what: str, fn: Callable[[GitHubClient], T], *, needs: Permission
+    ) -> T | None:
+        """Run ``fn`` with the client; a refusal becomes one warning and None. A 403 names
+        ``needs``, the one permission that operation takes, and the YAML that grants it."""
         if self.github is None:
             self.workflow.warning(
                 f"Could not {what}: no GitHub token (set the `github-token` input).",
@@ -60,26 +66,48 @@ class Session:
         try:
             return fn(self.github)
         except GitHubError as exc:
-            message = f"Could not {what}. {exc.message}" + (f" {exc.hint}" if exc.hint else "")
+            message = refusal_line(what, exc, needs, read_only_event=self.read_only_event())
             self.failures.append(message)
             self.workflow.warning(
-                message + " The report is in the job summary and the report files.",
+                message + " The report is in the job summary, the report files and this log.",
                 title="PromptCanary",
             )
             return None
 
+    def read_only_event(self) -> bool:
+        """True when GitHub gave this job a read-only token no ``permissions:`` can widen: a
+        ``pull_request`` run of a pull request from a fork."""
+        from promptcanary.action.activities import is_fork
+
+        pr = self.context.pull_request
+        return self.context.event_name == "pull_request" and pr is not None and is_fork(pr)
+
+    def report_in_log(self, markdown: str, why: str) -> None:
+        """Print the report to the step log, once per run, in a foldable group: where GitHub
+        refused the comment, the issue or the check run that should have carried it, the log
+        and the job summary still do (the summary already has it: it is written first)."""
+        if self.report_logged:
+            return
+        self.report_logged = True
+        self.workflow.log(f"::group::PromptCanary report ({why}: here in full)")
+        self.workflow.print_untrusted(markdown)
+        self.workflow.log("::endgroup::")
+
     def comment(self, marker: str, body: str, files: ReportFiles) -> str:
-        """Create or update the sticky PR comment; returns its URL ('' when not posted)."""
+        """Create or update the sticky PR comment; returns its URL ('' when not posted). A
+        refused comment is never lost: it is in the report files, the summary and the log."""
         number = self.plan.pr_number
         if number is None or not self.config.comment:
             return ""
         body = render.fit_body(render.with_marker(marker, body), self.where)
-        files.write(".comment.md", body)  # a refused comment is never lost
+        files.write(".comment.md", body)
         ref = self.call_github(
             f"comment on pull request #{number}",
             lambda gh: gh.upsert_comment(number, marker=marker, body=body),
+            needs=permissions.COMMENTS,
         )
         if ref is None:
+            self.report_in_log(body, f"the comment on pull request #{number} was not posted")
             return ""
         self.comment_id = str(ref.id)
         return ref.html_url
@@ -108,7 +136,10 @@ class Session:
         check run of its name (see :mod:`.required_check`); returns the check run's URL ('' when
         not published). A permission the token lacks is said once: the job's own check still
         carries the exit code."""
-        return self.required.publish(check, outcome)
+        url = self.required.publish(check, outcome)
+        if self.github is not None and self.required.checks_refused:
+            self.report_in_log(check.summary, "the check run was not published")
+        return url
 
     def finish(self, outcome: Outcome) -> Outcome:
         """Add the GitHub failures to the summary and the comment id to the outputs."""
