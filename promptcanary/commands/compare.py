@@ -13,7 +13,6 @@ from promptcanary.commands.common import (
     default_baseline_dir,
     load_env_files,
     save_baseline_hint,
-    say,
     start_litellm_warm_up,
     stdout_console,
     write_report_files,
@@ -131,6 +130,7 @@ def _say_why_it_passed(args: CompareArgs, report: DriftReport, exit_code: int) -
     """A drift that exits 0 because no gate was asked for says so on stderr: a CI job running
     `compare` without --fail-on-* shows green on a CRITICAL report (the Action's default gate is
     medium; the command line's is none)."""
+    from promptcanary.commands.common import say
     from promptcanary.core.models import DriftSeverity
 
     asked = any(getattr(args, name) for name in GATE_FLAGS)
