@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from promptcanary.action import checks
 from promptcanary.action.github_statuses import STATUS_DESCRIPTION_LIMIT
+from promptcanary.action.permissions import CHECKS, STATUSES, Permission
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import one_line
 from promptcanary.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, GitHubError
@@ -208,7 +209,7 @@ class RequiredCheck:
             self._refused(
                 f"set the commit status '{name}'",
                 exc,
-                permission="statuses: write",
+                permission=STATUSES,
                 gives="so the required check is on the commit from the start (pending while the "
                 "suite runs)",
                 instead="the check run and the job's own check carry",
@@ -221,21 +222,43 @@ class RequiredCheck:
         self._refused(
             f"publish the check run '{name}'",
             exc,
-            permission="checks: write",
+            permission=CHECKS,
             gives="to get the named check and its annotations on canary.yaml",
             instead="the commit status and the job's own check carry",
+            # GitHub's checks API: "Write permission ... is only available to GitHub Apps".
+            apps_only=True,
         )
 
     def _refused(
-        self, what: str, exc: GitHubError, *, permission: str, gives: str, instead: str
+        self,
+        what: str,
+        exc: GitHubError,
+        *,
+        permission: Permission,
+        gives: str,
+        instead: str,
+        apps_only: bool = False,
     ) -> None:
-        """A refusal: a missing permission is a notice (said once: the caller stops trying),
-        anything else a warning listed in the summary."""
-        if exc.status in (401, 403, 404):
+        """A refusal: a missing permission (or a token GitHub does not accept, or a repository
+        it cannot see) is a notice, said once: the caller stops trying; anything else (a rate
+        limit, a 5xx) a warning listed in the summary."""
+        if exc.status == 403 and not exc.rate_limited:
+            lacks = f"the token lacks `{permission.line}`"
+            if apps_only:
+                lacks += (
+                    " (or it is a personal access token: only a GitHub App's token, such as the "
+                    "workflow's own GITHUB_TOKEN, may create check runs)"
+                )
             self.workflow.notice(
-                f"Could not {what} ({exc.message}): the token lacks `{permission}`. Add "
-                f"`{permission}` to the job's `permissions:` {gives}; until then {instead} the "
-                "verdict.",
+                f"Could not {what} ({exc.message}): {lacks}. Add `{permission.line}` to the "
+                f"job's `permissions:` {gives}, keeping the lines already there; until then "
+                f"{instead} the verdict.",
+                title="PromptCanary",
+            )
+        elif exc.status in (401, 404):
+            hint = f" {exc.hint}" if exc.hint else ""
+            self.workflow.notice(
+                f"Could not {what}. {exc.message}{hint} Until then {instead} the verdict.",
                 title="PromptCanary",
             )
         else:

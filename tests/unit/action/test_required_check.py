@@ -150,3 +150,46 @@ def test_the_check_run_s_details_link_is_the_workflow_run_started_or_not(
     [run] = gh.repos[REPO].check_runs.values()
     assert run["conclusion"] == "success" and run["requests"] == (2 if started else 1)
     assert run.get("details_url") == run_url  # what GitHub was sent
+
+
+def _required(gh: FakeGitHubServer) -> tuple[RequiredCheck, StringIO]:
+    log = StringIO()
+    return RequiredCheck(client(gh), Workflow({}, stream=log), None, []), log
+
+
+def test_a_403_on_the_check_run_names_the_permission_and_that_only_app_tokens_may_create_it(
+    gh: FakeGitHubServer,
+) -> None:
+    gh.fail("POST", "/check-runs$", 403, message="You must authenticate via a GitHub App.")
+    required, log = _required(gh)
+    required.start(HEAD_SHA, "s", "m")
+    [notice] = [line for line in log.getvalue().splitlines() if line.startswith("::notice")]
+    assert "the token lacks `checks: write` (or it is a personal access token" in notice
+    assert "such as the workflow's own GITHUB_TOKEN" in notice
+    assert required.checks_refused and required.failures == []
+
+
+def test_a_token_github_does_not_accept_is_not_called_a_missing_permission(
+    gh: FakeGitHubServer,
+) -> None:
+    gh.fail("POST", "/statuses/", 401, message="Bad credentials")
+    required, log = _required(gh)
+    required.start(HEAD_SHA, "s", "m")
+    notices = [line for line in log.getvalue().splitlines() if line.startswith("::notice")]
+    [status_notice] = [n for n in notices if "commit status" in n]
+    assert "lacks" not in status_notice and "did not accept the token" in status_notice
+    assert required.statuses_refused and required.failures == []
+
+
+def test_a_rate_limited_403_is_a_warning_not_a_permission(gh: FakeGitHubServer) -> None:
+    gh.fail(
+        "POST",
+        "/statuses/",
+        403,
+        message="You have exceeded a secondary rate limit.",
+        headers={"Retry-After": "0"},
+    )
+    required, log = _required(gh)
+    required.start(HEAD_SHA, "s", "m")
+    assert "lacks" not in log.getvalue()
+    assert any("commit status" in f for f in required.failures)
