@@ -34,6 +34,17 @@ if TYPE_CHECKING:
 EPS = 1e-9
 
 
+def moved_at_least(change: float, threshold: float) -> bool:
+    """``change`` (a drop or a gain, positive in the direction asked about) is a real move of at
+    least ``threshold``.
+
+    A move needs ``change > EPS`` at any threshold: at a threshold of 0 "at least 0" would also
+    hold for an unchanged pair, and an unchanged failing prompt would be a regression (an unchanged
+    passing one an improvement) on every run.
+    """
+    return change > EPS and change >= threshold - EPS
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The decision for one pair."""
@@ -71,8 +82,8 @@ def decide_single(
             verdicts.append(Verdict(inconclusive=True, inconclusive_reason=reason))
             continue
         delta = c.mean - b.mean
-        regression = not c.passed and delta <= -regression_threshold + EPS
-        improvement = c.passed and delta >= improvement_threshold - EPS
+        regression = not c.passed and moved_at_least(-delta, regression_threshold)
+        improvement = c.passed and moved_at_least(delta, improvement_threshold)
         verdicts.append(Verdict(regression=regression, improvement=improvement))
     return verdicts
 
@@ -137,7 +148,7 @@ def decide_multi(
         adjusted = testable_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj in zip(tested, raw, adjusted):
             significant = p_adj <= alpha
-            large = abs(test.effect) >= min_effect - EPS
+            large = moved_at_least(abs(test.effect), min_effect)
             b, c = pairs[i]
             why = None if significant else not_enough_evidence(b, c, min_effect=min_effect)
             verdicts[i] = Verdict(
@@ -181,7 +192,7 @@ def not_enough_evidence(baseline: Side, current: Side, *, min_effect: float) -> 
         abs(baseline.passes / baseline.n - current.passes / current.n),
         abs(baseline.mean - current.mean),
     )
-    if moved < min_effect - EPS:
+    if not moved_at_least(moved, min_effect):
         return None
     return THIN_CURRENT if current.n == 1 else THIN_BASELINE
 

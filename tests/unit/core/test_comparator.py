@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from promptcanary.core.comparator import compare
 from promptcanary.core.models import (
@@ -322,3 +323,51 @@ def test_single_sample_compare_never_imports_scipy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ── A run compared with itself ───────────────────────────────────────────────────────────────
+
+_SCORES = st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0])
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> CanaryRunResult:
+    """A run of 1-4 prompts x 1-2 probes, 1-4 samples each, scores graded or pass/fail."""
+    samples = draw(st.integers(1, 4))
+    results = [
+        pr(f"q{q}", draw(_SCORES), probe=probe, sample=i)
+        for q in range(draw(st.integers(1, 4)))
+        for probe in ("json_validity", "length_check")[: draw(st.integers(1, 2))]
+        for i in range(samples)
+    ]
+    return run(results, samples=samples)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    current=_runs(),
+    regression_threshold=st.floats(0.0, 1.0),
+    improvement_threshold=st.floats(0.0, 1.0),
+    alpha=st.floats(0.001, 0.999),
+    min_effect=st.floats(0.0, 1.0),
+)
+def test_a_run_compared_with_itself_is_never_drift(
+    current: CanaryRunResult,
+    regression_threshold: float,
+    improvement_threshold: float,
+    alpha: float,
+    min_effect: float,
+) -> None:
+    # Every threshold the settings accept, 0 included: nothing moved, so nothing is flagged.
+    report = compare(
+        snapshot(current.probe_results, samples=current.samples),
+        current,
+        regression_threshold=regression_threshold,
+        improvement_threshold=improvement_threshold,
+        alpha=alpha,
+        min_effect=min_effect,
+    )
+    assert report.comparisons  # something was compared
+    assert not report.regressions and not report.improvements
+    assert not any(c.inconclusive for c in report.comparisons)
+    assert report.severity == DriftSeverity.NONE

@@ -76,6 +76,44 @@ def test_single_sample_rule(
     assert verdict.method == THRESHOLD and verdict.p_value is None
 
 
+@pytest.mark.parametrize(
+    ("b", "c", "regression", "improvement"),
+    [
+        ((False, 0.3), (False, 0.3), False, False),  # unchanged and failing: nothing moved
+        ((True, 1.0), (True, 1.0), False, False),  # unchanged and passing: nothing moved
+        ((False, 0.0), (False, 0.0), False, False),  # failing at 0 on both sides
+        ((False, 0.3), (False, 0.29), True, False),  # any real drop counts at threshold 0
+        ((True, 0.9), (True, 0.91), False, True),  # any real gain counts at threshold 0
+    ],
+)
+def test_threshold_zero_needs_a_move(
+    b: tuple[bool, float], c: tuple[bool, float], regression: bool, improvement: bool
+) -> None:
+    pair = (Side([result(*b)]), Side([result(*c)]))
+    (verdict,) = decide_single([pair], regression_threshold=0.0, improvement_threshold=0.0)
+    assert (verdict.regression, verdict.improvement) == (regression, improvement)
+
+
+def test_a_new_prompt_failing_at_zero_is_no_regression_at_threshold_zero() -> None:
+    # A missing baseline side counts as score 0 and failed: a new prompt that fails at 0 did
+    # not drop.
+    (verdict,) = decide_single(
+        [(Side(), Side([result(False, 0.0)]))], regression_threshold=0.0, improvement_threshold=0
+    )
+    assert not verdict.regression
+
+
+def test_min_effect_zero_never_flags_an_unchanged_tested_pair() -> None:
+    verdicts = decide_multi(
+        [(side(9, 10), side(9, 10)), (side(0, 10), side(0, 10)), (side(10, 10), side(10, 10))],
+        regression_threshold=0.0,
+        improvement_threshold=0.0,
+        alpha=0.999,  # even a level that every moved pair would reach
+        min_effect=0.0,
+    )
+    assert not any(v.regression or v.improvement or v.inconclusive for v in verdicts)
+
+
 def test_single_sample_rule_errored_side_is_inconclusive() -> None:
     (verdict,) = decide_single([(side(1, 1), side(0, 0, errored=1))], **THRESHOLDS)
     assert verdict.inconclusive and not verdict.regression
