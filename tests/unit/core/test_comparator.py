@@ -371,3 +371,17 @@ def test_a_run_compared_with_itself_is_never_drift(
     assert not report.regressions and not report.improvements
     assert not any(c.inconclusive for c in report.comparisons)
     assert report.severity == DriftSeverity.NONE
+
+
+def test_few_samples_that_flipped_make_an_undecided_report_not_a_stable_one() -> None:
+    # 3 samples a side, every prompt passing in the baseline and failing now: no pair can be
+    # significant, so nothing is decided — not "No drift, 1.00 -> 0.00".
+    baseline = snapshot(sampled("a", 3, 3) + sampled("b", 3, 3), samples=3)
+    report = compare(baseline, run(sampled("a", 0, 3) + sampled("b", 0, 3), samples=3))
+    assert all(c.inconclusive and not c.regression for c in report.comparisons)
+    assert report.is_inconclusive and not report.has_drift
+    assert "3 baseline and 3 current samples cannot show a significant change" in report.summary
+    # One prompt flipped among stable ones: the report decides, the pair is listed undecided.
+    mixed = compare(baseline, run(sampled("a", 0, 3) + sampled("b", 3, 3), samples=3))
+    assert not mixed.is_inconclusive and mixed.severity == DriftSeverity.NONE
+    assert [c.prompt_id for c in mixed.comparisons if c.inconclusive] == ["a"]

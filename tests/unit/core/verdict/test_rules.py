@@ -293,6 +293,48 @@ def test_a_small_move_against_one_sample_is_stable() -> None:
     assert not verdict.inconclusive and not verdict.regression
 
 
+def test_few_samples_that_cannot_reach_significance_are_not_enough_evidence() -> None:
+    # 3/3 -> 0/3: one-sided p = 1/20, 0.1 two-sided, and no split of these six samples could
+    # go lower: the pair is left out of the correction. Not stable either: the sides disagree.
+    drop, gain = multi((side(3, 3), side(0, 3)), (side(0, 3), side(3, 3)))
+    assert drop.p_value == pytest.approx(2 / 20) and drop.p_adjusted == 1.0
+    for verdict in (drop, gain):
+        assert verdict.inconclusive and not verdict.regression and not verdict.improvement
+        assert verdict.inconclusive_reason == (
+            "not enough evidence: 3 baseline and 3 current samples cannot show a significant "
+            "change — compare with more samples (samples: auto, or --samples 5 or more)"
+        )
+    # The smallest --samples advised is the first that could show it: 3/3 -> 0/5 is significant.
+    (five,) = multi((side(3, 3), side(0, 5)))
+    assert five.regression
+
+
+def test_few_samples_whose_sides_agree_are_stable() -> None:
+    agree, graded = multi((side(3, 3), side(2, 3)), (scored(0.9, 0.9, 0.9), scored(0.4, 0.95, 0.4)))
+    assert not agree.inconclusive and not agree.regression  # still passing by majority
+    # Graded scores, majority flipped (3/3 -> 1/3 passing): Fisher's floor and Mann-Whitney's
+    # over these six scores are both above alpha, so the same holds.
+    small = graded
+    assert small.inconclusive and small.inconclusive_reason is not None
+    assert small.inconclusive_reason.startswith("not enough evidence: 3 baseline and 3 current")
+
+
+def test_a_pair_that_could_have_shown_a_change_and_did_not_is_stable() -> None:
+    # 6/10 -> 4/10 flipped the majority and moved 0.2, but 20 samples can reach significance
+    # (floor far below alpha): the test had its chance, the pair is stable, not undecided.
+    (verdict,) = multi((side(6, 10), side(4, 10)))
+    assert verdict.p_adjusted is not None and verdict.p_adjusted > 0.05
+    assert not verdict.inconclusive and not verdict.regression
+
+
+def test_the_advice_falls_back_to_a_richer_baseline_when_no_sample_count_would_do() -> None:
+    (verdict,) = multi((side(2, 2), side(0, 3)), alpha=1e-6)
+    assert verdict.inconclusive_reason == (
+        "not enough evidence: 2 baseline and 3 current samples cannot show a significant "
+        "change — record the baseline again with more samples (promptcanary run --save-baseline)"
+    )
+
+
 def test_missing_side_is_scored_as_failure() -> None:
     # The prompt is gone from the current run: documented as a failure, so a regression.
     removed, added = multi((side(5, 5), Side()), (Side(), side(5, 5)))
