@@ -546,11 +546,13 @@ class DriftReport(BaseModel):
             if self.suite_answers_changed
             else ""
         )
+        # With every pair undecided (too few samples) the probes did not hold: nothing was judged.
+        held = "the probes held" if self._comparable() else "no probe pair could be judged"
         behaviour = (
-            f" {moved} while the probes held, but the re-test on fresh answers did not confirm "
+            f" {moved} while {held}, but the re-test on fresh answers did not confirm "
             "it (no behaviour change)."
             if moved and not self.has_drift and not self.behaviour_stands
-            else f" {moved} while the probes held (behaviour change, severity low)."
+            else f" {moved} while {held} (behaviour change, severity low)."
             if moved and not self.has_drift
             else f" {moved} as well."
             if moved
@@ -559,9 +561,10 @@ class DriftReport(BaseModel):
         if not self.has_drift:
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
+            state = "is stable" if self._comparable() or not self.comparisons else "has no regression"
             return (
-                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} is "
-                f"stable ({scores}{tail}{inc}).{behaviour}{changed}"
+                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} "
+                f"{state} ({scores}{tail}{inc}).{behaviour}{changed}"
             )
         return (
             f"{GLYPH_DRIFT} {self.severity.value.upper()} drift: {n_reg} regression(s) in suite "
