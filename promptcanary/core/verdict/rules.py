@@ -186,19 +186,29 @@ THIN_BASELINE = (
 MAX_SUGGESTED_SAMPLES = 200
 
 
-def too_few_samples(baseline_n: int, current_n: int, *, alpha: float) -> str:
+def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
     """Why a pair with a few samples on both sides is not judged: the counts, and the smallest
-    ``--samples`` with which this baseline could show a change at all (both sides' samples in
-    the text, so pairs measured alike group together in reports)."""
-    from promptcanary.core.verdict.stats import fisher_min_p
+    ``--samples`` with which this baseline could show the move at all (the sample counts in the
+    text, so pairs measured alike group together in reports)."""
+    from promptcanary.core.verdict.stats import fisher_p
 
-    # The most extreme outcome (every baseline sample passing, every current one failing) is
-    # the only one that can reach alpha with the fewest current samples: fewer can never do it.
+    # The most extreme current run in the direction the pair moved (every sample failing after
+    # a passing baseline, every one passing after a failing one) reaches alpha with the fewest
+    # samples: fewer can never show it, whatever the model does.
+    drop = baseline.passed
     need = next(
         (
             k
-            for k in range(current_n + 1, MAX_SUGGESTED_SAMPLES + 1)
-            if 2.0 * fisher_min_p(baseline_n, baseline_n, k) <= alpha
+            for k in range(current.n + 1, MAX_SUGGESTED_SAMPLES + 1)
+            if 2.0
+            * fisher_p(
+                baseline.passes,
+                baseline.n,
+                0 if drop else k,
+                k,
+                direction="drop" if drop else "gain",
+            )
+            <= alpha
         ),
         None,
     )
@@ -208,7 +218,7 @@ def too_few_samples(baseline_n: int, current_n: int, *, alpha: float) -> str:
         else "record the baseline again with more samples (promptcanary run --save-baseline)"
     )
     return (
-        f"not enough evidence: {baseline_n} baseline and {current_n} current samples cannot show "
+        f"not enough evidence: {baseline.n} baseline and {current.n} current samples cannot show "
         f"a significant change — {advice}"
     )
 
@@ -249,7 +259,7 @@ def not_enough_evidence(
         return None
     if thin:
         return THIN_CURRENT if current.n == 1 else THIN_BASELINE
-    return too_few_samples(baseline.n, current.n, alpha=alpha)
+    return too_few_samples(baseline, current, alpha=alpha)
 
 
 @dataclass(frozen=True)

@@ -309,6 +309,18 @@ def test_few_samples_that_cannot_reach_significance_are_not_enough_evidence() ->
     assert five.regression
 
 
+def test_the_advised_sample_count_is_this_baselines() -> None:
+    # 22/30 -> 0/3: two-sided p 0.06 is the best three samples can do against this baseline
+    # (a 30/30 one would need three); four all failing would show it.
+    (three,) = multi((side(22, 30), side(0, 3)))
+    assert three.inconclusive and three.p_value == pytest.approx(0.0605, abs=1e-4)
+    assert three.inconclusive_reason is not None
+    assert three.inconclusive_reason.startswith("not enough evidence: 30 baseline and 3 current")
+    assert three.inconclusive_reason.endswith("(samples: auto, or --samples 4 or more)")
+    (four,) = multi((side(22, 30), side(0, 4)))
+    assert four.regression
+
+
 def test_few_samples_whose_sides_agree_are_stable() -> None:
     agree, graded = multi((side(3, 3), side(2, 3)), (scored(0.9, 0.9, 0.9), scored(0.4, 0.95, 0.4)))
     assert not agree.inconclusive and not agree.regression  # still passing by majority
