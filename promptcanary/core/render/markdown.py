@@ -77,7 +77,9 @@ def _header(view: ReportView) -> str:
             if key != "flaky" or counts[key]
         ),
     ]
-    if view.inconclusive:
+    if view.inconclusive and view.inconclusive_note:
+        lines += ["", f"> **Why:** {md_text(view.summary, 600)} {view.inconclusive_note}"]
+    elif view.inconclusive:
         lines += [
             "",
             f"> **Why:** {md_text(view.summary, 600)} Changes listed below are not trustworthy.",
