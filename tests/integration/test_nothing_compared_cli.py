@@ -29,9 +29,10 @@ prompts:
 AFTER = BEFORE.replace("id: fact-", "id: item-")
 
 SUMMARY = (
-    "❔ Inconclusive: nothing compared — suite 'renamed' on openai/fake: no prompt and probe of "
-    "the suite is in the baseline: the suite changed: prompts 2 added, 2 removed. This is not "
-    "evidence of model drift, nor of its absence: record a new baseline of the suite as it is now."
+    "❔ Inconclusive: nothing compared — suite 'renamed' on openai/fake: every prompt and probe "
+    "of the suite is new or changed since the baseline: the suite changed: prompts 2 added, 2 "
+    "removed. This is not evidence of model drift, nor of its absence: record a new baseline of "
+    "the suite as it is now."
 )
 HINT = "run `promptcanary run -c canary.yaml -p openai/fake --save-baseline`"
 

@@ -549,7 +549,8 @@ class DriftReport(BaseModel):
 
     def _nothing_compared_summary(self) -> str:
         what = (
-            f"no prompt and probe of the suite is in the baseline: the {self.suite_change_summary}"
+            "every prompt and probe of the suite is new or changed since the baseline: the "
+            f"{self.suite_change_summary}"
             if self.suite_changed
             else "the baseline holds no result of this suite to compare with"
         )
