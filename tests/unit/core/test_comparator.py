@@ -380,6 +380,12 @@ def test_few_samples_that_flipped_make_an_undecided_report_not_a_stable_one() ->
     assert all(c.inconclusive and not c.regression for c in report.comparisons)
     assert report.is_inconclusive and not report.has_drift
     assert "3 baseline and 3 current samples cannot show a significant change" in report.summary
+    assert report.undecided and not report.nothing_compared
+    from promptcanary.core.render.context import build_report_view
+
+    view = build_report_view(report)
+    assert view.headline == "Inconclusive: too few samples to judge any pair"
+    assert view.inconclusive_note.startswith("No pair had enough samples to show a change")
     # One prompt flipped among stable ones: the report decides, the pair is listed undecided.
     mixed = compare(baseline, run(sampled("a", 0, 3) + sampled("b", 3, 3), samples=3))
     assert not mixed.is_inconclusive and mixed.severity == DriftSeverity.NONE
