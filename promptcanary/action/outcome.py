@@ -55,9 +55,7 @@ class Outcome:
         # A report that compared nothing has no pair to average (its scores read 1.0 by
         # convention): the run's own score, as with no baseline, and no baseline score or delta.
         compared = r if r is not None and not r.nothing_compared else None
-        score = (
-            compared.overall_current_score if compared else (run.overall_score if run else None)
-        )
+        score = compared.overall_current_score if compared else (run.overall_score if run else None)
         values = {
             "result": self.result,
             "severity": r.severity.value if r else "",
