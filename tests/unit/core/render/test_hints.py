@@ -96,6 +96,10 @@ def test_nothing_compared_says_so_and_how_to_record_a_baseline_in_every_format()
     html = DriftReporter(report, accept_hint=HINT).to_html()
     assert "Inconclusive: nothing compared, suite changed</h1>" in html
     assert "<code>promptcanary run -c my-suite/canary.yaml --save-baseline</code>" in html
+    junit = DriftReporter(report).to_junit()
+    assert '<testcase name="nothing compared" classname="checkout-agent.probes"' in junit
+    assert 'tests="1" failures="0" errors="0" skipped="1"' in junit
+    assert '<skipped message="❔ Inconclusive: nothing compared' in junit
     import json
 
     data = json.loads(DriftReporter(report).to_json())
