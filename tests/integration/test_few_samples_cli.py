@@ -63,7 +63,8 @@ def test_three_samples_flipped_against_three_is_inconclusive_not_stable(tmp_path
     proc, report = flipped(tmp_path, SUITE)
     out = " ".join(proc.stdout.split())
     assert proc.returncode == 3, out + proc.stderr  # EXIT_INCONCLUSIVE
-    assert "Inconclusive" in out and "No drift" not in out and "is stable" not in out
+    assert "Inconclusive: too few samples to judge any pair" in out
+    assert "No drift" not in out and "is stable" not in out and "could not be measured" not in out
     assert REASON in out
     assert report["is_inconclusive"] is True and report["has_drift"] is False
     assert report["counts"]["inconclusive"] == 1 and report["counts"]["regressions"] == 0

@@ -226,6 +226,15 @@ class ReportView:
         return self.verdict == "inconclusive"
 
     @property
+    def inconclusive_words(self) -> str:
+        """The words after "Inconclusive (N) —" in the list of undecided pairs: "too few samples"
+        when every such pair was measured on both sides, else "could not be measured"."""
+        pairs = [c for c in self.report.comparisons if c.inconclusive]
+        if pairs and all(c.measured for c in pairs):
+            return fmt.UNDECIDED_WORDS
+        return fmt.INCONCLUSIVE_WORDS
+
+    @property
     def inconclusive_note(self) -> str:
         """Why the whole verdict is inconclusive and what to do, in one or two sentences
         (trusted Markdown: the accept hint is): "" when it is not."""

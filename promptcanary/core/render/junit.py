@@ -125,7 +125,8 @@ def _probe_cases(view: ReportView) -> Iterator[Case]:
         name = _pair_name(one_line(c.probe_id, 80), one_line(c.prompt_id, 60))
         if c.inconclusive:
             why = redact(one_line(c.inconclusive_reason or "no usable result", 300))
-            yield Case(classname, name, "skipped", message=f"{fmt.INCONCLUSIVE_WORDS}: {why}")
+            words = fmt.INCONCLUSIVE_WORDS if not c.measured else fmt.UNDECIDED_WORDS
+            yield Case(classname, name, "skipped", message=f"{words}: {why}")
             continue
         notes = []
         if c.improvement:

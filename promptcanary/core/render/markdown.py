@@ -493,7 +493,7 @@ def _inconclusive(view: ReportView) -> _Listed:
             f"- … {view.inconclusive_groups_hidden:,} other errors (see the JSON report)"
         )
     return _Listed(
-        f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",
+        f"### Inconclusive ({view.counts['inconclusive']:,}) — {view.inconclusive_words}",
         "",
         entries,
         what="inconclusive groups",

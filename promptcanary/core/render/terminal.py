@@ -354,7 +354,8 @@ def render_terminal(
     if view.inconclusive_groups:
         console.print(
             Text(
-                f"Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}", "bold"
+                f"Inconclusive ({view.counts['inconclusive']:,}) — {view.inconclusive_words}",
+                "bold",
             )
         )
         for error, pairs in view.inconclusive_groups:
