@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from promptcanary.core.models.drift import (  # re-exported: the rules' vocabulary
@@ -190,28 +191,7 @@ def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
     """Why a pair with a few samples on both sides is not judged: the counts, and the smallest
     ``--samples`` with which this baseline could show the move at all (the sample counts in the
     text, so pairs measured alike group together in reports)."""
-    from promptcanary.core.verdict.stats import fisher_p
-
-    # The most extreme current run in the direction the pair moved (every sample failing after
-    # a passing baseline, every one passing after a failing one) reaches alpha with the fewest
-    # samples: fewer can never show it, whatever the model does.
-    drop = baseline.passed
-    need = next(
-        (
-            k
-            for k in range(current.n + 1, MAX_SUGGESTED_SAMPLES + 1)
-            if 2.0
-            * fisher_p(
-                baseline.passes,
-                baseline.n,
-                0 if drop else k,
-                k,
-                direction="drop" if drop else "gain",
-            )
-            <= alpha
-        ),
-        None,
-    )
+    need = samples_needed(baseline.passes, baseline.n, current.n, baseline.passed, alpha)
     advice = (
         f"compare with more samples (samples: auto, or --samples {need} or more)"
         if need is not None
@@ -221,6 +201,27 @@ def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
         f"not enough evidence: {baseline.n} baseline and {current.n} current samples cannot show "
         f"a significant change — {advice}"
     )
+
+
+@lru_cache(maxsize=1024)  # a large comparison asks the same few questions thousands of times
+def samples_needed(
+    baseline_passes: int, baseline_n: int, current_n: int, drop: bool, alpha: float
+) -> int | None:
+    """The fewest current samples (more than ``current_n``, at most
+    :data:`MAX_SUGGESTED_SAMPLES`) with which this baseline could show a change, else None.
+
+    The most extreme current run in the direction the pair moved (every sample failing after a
+    passing baseline, every one passing after a failing one) reaches ``alpha`` with the fewest
+    samples: fewer can never show it, whatever the model does.
+    """
+    from promptcanary.core.verdict.stats import fisher_p
+
+    for k in range(current_n + 1, MAX_SUGGESTED_SAMPLES + 1):
+        c_pass = 0 if drop else k
+        p = fisher_p(baseline_passes, baseline_n, c_pass, k, direction="drop" if drop else "gain")
+        if 2.0 * p <= alpha:
+            return k
+    return None
 
 
 def not_enough_evidence(
