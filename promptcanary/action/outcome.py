@@ -52,14 +52,17 @@ class Outcome:
     def outputs(self) -> dict[str, str]:
         """The step outputs, every declared name present (empty when it does not apply)."""
         r, run = self.report, self.run
-        score = r.overall_current_score if r else (run.overall_score if run else None)
+        # A report that compared nothing has no pair to average (its scores read 1.0 by
+        # convention): the run's own score, as with no baseline, and no baseline score or delta.
+        compared = r if r is not None and not r.nothing_compared else None
+        score = compared.overall_current_score if compared else (run.overall_score if run else None)
         values = {
             "result": self.result,
             "severity": r.severity.value if r else "",
             "has-drift": "true" if r is not None and r.has_drift else "false",
             "overall-score": f"{score:.4f}" if score is not None else "",
-            "baseline-score": f"{r.overall_baseline_score:.4f}" if r else "",
-            "score-delta": f"{r.overall_score_delta:+.4f}" if r else "",
+            "baseline-score": f"{compared.overall_baseline_score:.4f}" if compared else "",
+            "score-delta": f"{compared.overall_score_delta:+.4f}" if compared else "",
             "regressions": str(len(r.regressions)) if r else "0",
             "improvements": str(len(r.improvements)) if r else "0",
             "report-path": self.report_path,

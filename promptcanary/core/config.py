@@ -102,9 +102,9 @@ class SuiteSettings(BaseModel):
     max_error_rate: float = Field(default=0.2, ge=0.0, le=1.0)
     """Above this error rate a comparison is inconclusive."""
     regression_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
-    """Minimum score drop for a single-sample regression."""
+    """Minimum score drop for a single-sample regression (0: any drop; never an unchanged pair)."""
     improvement_threshold: float = Field(default=0.05, ge=0.0, le=1.0)
-    """Minimum score gain for a single-sample improvement."""
+    """Minimum score gain for a single-sample improvement (0: any gain; never an unchanged pair)."""
     alpha: float = Field(default=DEFAULT_ALPHA, gt=0.0, lt=1.0)
     """False discovery rate for multi-sample tests."""
     min_effect: float = Field(default=DEFAULT_MIN_EFFECT, ge=0.0, le=1.0)

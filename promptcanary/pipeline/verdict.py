@@ -97,11 +97,13 @@ class Verdict:
 def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None = None) -> Verdict:
     """The one gate of both front-ends.
 
-    With a report: inconclusive first (never drift), then the severity threshold and
-    ``fail_on_drift``, then behaviour changes (only with ``fail_on_behaviour_change``; not one a
-    re-test on fresh answers withdrew, :attr:`DriftReport.behaviour_stands`), then
-    suite changes (only with ``fail_on_suite_change``). Without one (nothing to compare with):
-    ``inconclusive`` when the run is ``unusable`` (see
+    With a report: inconclusive first (never drift; but a report that compared nothing because
+    the suite changed entirely is ``suite-changed`` under ``fail_on_suite_change``), then the
+    severity threshold and ``fail_on_drift``, then behaviour changes (only with
+    ``fail_on_behaviour_change``; not one a re-test on fresh answers withdrew,
+    :attr:`DriftReport.behaviour_stands`), then suite changes (only with
+    ``fail_on_suite_change``). Without one (nothing to compare with): ``inconclusive`` when the
+    run is ``unusable`` (see
     :func:`~promptcanary.pipeline.measure.unusable_reason`), else ``no-baseline``.
     """
     inconclusive = Verdict(
@@ -109,8 +111,13 @@ def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None
     )
     if report is None:
         return inconclusive if unusable else Verdict("no-baseline", EXIT_OK)
+    suite_changed = Verdict("suite-changed", EXIT_DRIFT)
     if report.is_inconclusive:
-        return inconclusive
+        # Nothing compared because the suite changed entirely: the run was measured, and the
+        # suite change asked to fail on is a fact, not a guess.
+        return (
+            suite_changed if report.suite_replaced and policy.fail_on_suite_change else inconclusive
+        )
     if over_threshold(report, policy.fail_on_severity) or (
         policy.fail_on_drift and report.has_drift
     ):
@@ -118,7 +125,7 @@ def gate(report: DriftReport | None, policy: GatePolicy, *, unusable: str | None
     if policy.fail_on_behaviour_change and report.behaviour_stands:
         return Verdict("failed", EXIT_DRIFT)
     if policy.fail_on_suite_change and report.suite_changed:
-        return Verdict("suite-changed", EXIT_DRIFT)
+        return suite_changed
     return Verdict("passed", EXIT_OK)
 
 

@@ -89,6 +89,55 @@ def test_no_baseline_is_a_neutral_check_run(world: World) -> None:
     assert check["conclusion"] == "neutral" and "No baseline yet" in check["output"]["title"]
 
 
+def seed_renamed_baseline(workspace: Path) -> None:
+    """A committed baseline of the suite as it was before every prompt was renamed: no
+    (probe, prompt) pair, and no prompt's answers, in common with the suite now."""
+    suite_file = workspace / "canary.yaml"
+    suite_file.write_text(SUITE.replace("  - id: ", "  - id: old-"), encoding="utf-8")
+    seed_baseline(workspace, samples=3)
+    suite_file.write_text(SUITE, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("fail_on_inconclusive", "code", "conclusion"),
+    [("false", 0, "neutral"), ("true", 3, "failure")],
+)
+def test_a_check_that_compared_nothing_is_inconclusive_never_green(
+    world: World, fail_on_inconclusive: str, code: int, conclusion: str
+) -> None:
+    seed_renamed_baseline(world.runner.workspace)
+    run = world.run(
+        "pull_request",
+        load_event("pull_request.opened"),
+        **{"fail-on-inconclusive": fail_on_inconclusive},
+    )
+    assert run.returncode == code and run.outputs["result"] == "inconclusive"
+    assert run.outputs["baseline-score"] == "" and run.outputs["score-delta"] == ""
+    [check] = check_runs(world)
+    assert check["conclusion"] == conclusion  # neutral when it may not fail: never "success"
+    assert check["output"]["title"].startswith("❔ Inconclusive: nothing compared")
+    assert "suite changed: prompts 4 added, 4 removed" in check["output"]["title"]
+    # What to do, in the Action's words: the promote label.
+    body = world.bot_comments()[0]["body"]
+    for text in (body, check["output"]["summary"]):
+        assert "Inconclusive: nothing compared, suite changed" in text
+        assert f"To record a baseline of the suite as it is now, add the label `{LABEL}`" in text
+    assert "No drift" not in body and "1.00 → 1.00" not in body
+
+
+def test_fail_on_suite_change_fails_a_check_that_compared_nothing_as_a_suite_change(
+    world: World,
+) -> None:
+    seed_renamed_baseline(world.runner.workspace)
+    run = world.run(
+        "pull_request", load_event("pull_request.opened"), **{"fail-on-suite-change": "true"}
+    )
+    assert run.returncode == 1 and run.outputs["result"] == "suite-changed"
+    [check] = check_runs(world)
+    assert check["conclusion"] == "failure"
+    assert check["output"]["title"].startswith("❔ Inconclusive: nothing compared")
+
+
 @pytest.mark.parametrize(
     ("fail_on_skip", "conclusion"), [("false", "neutral"), ("true", "failure")]
 )

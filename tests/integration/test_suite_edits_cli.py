@@ -179,9 +179,10 @@ def test_editing_a_prompts_expected_keywords_is_a_suite_change(tmp_path: Path) -
         assert saved.returncode == 0, saved.stderr
         suite.write_text(KEYWORDS.replace('["Paris"]', '["Paris", "Seine"]'), encoding="utf-8")
         proc = compare(tmp_path, server, "--fail-on-severity", "low")
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+        # The suite's only prompt was edited: nothing left to compare, so no pass either.
+        assert proc.returncode == 3, proc.stdout + proc.stderr
         out = " ".join(proc.stdout.split())
-        assert "No drift" in out and "suite changed" in out
+        assert "Inconclusive: nothing compared, suite changed" in out and "No drift" not in out
         assert (
             "prompt capital edited: expected_keywords ['Paris'] → ['Paris', 'Seine'] · 2 pairs"
             in out

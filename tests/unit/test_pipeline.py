@@ -100,6 +100,31 @@ def test_gate_inconclusive_first_then_severity_then_any_drift() -> None:
     assert pipeline.gate(unmeasured, quiet) == pipeline.Verdict("inconclusive", 0)
 
 
+def test_gate_on_a_check_that_compared_nothing() -> None:
+    # Every prompt renamed since the baseline: no pair on both sides.
+    base = snapshot([pr("a", 1.0), pr("b", 1.0)])
+    renamed = pipeline.compare_with_settings(
+        base, run([pr("c", 1.0), pr("d", 1.0)]), SuiteSettings(), pipeline.Overrides()
+    )
+    assert renamed.nothing_compared and renamed.is_inconclusive and renamed.suite_changed
+    assert pipeline.gate(renamed, pipeline.GatePolicy("low")) == pipeline.Verdict("inconclusive", 3)
+    quiet = pipeline.GatePolicy("low", fail_on_inconclusive=False)
+    assert pipeline.gate(renamed, quiet) == pipeline.Verdict("inconclusive", 0)
+    # Asked to fail on suite changes: the suite did change, and that is what fails.
+    strict = pipeline.GatePolicy("low", fail_on_suite_change=True)
+    assert pipeline.gate(renamed, strict) == pipeline.Verdict("suite-changed", 1)
+    # An empty baseline: nothing compared either, its every prompt an added one.
+    empty = pipeline.compare_with_settings(
+        snapshot([]), run([pr("a", 1.0)]), SuiteSettings(), pipeline.Overrides()
+    )
+    assert empty.nothing_compared and empty.is_inconclusive
+    assert pipeline.gate(empty, pipeline.GatePolicy("low")).result == "inconclusive"
+    # A run that errored throughout is unmeasured, whatever it compared: never a suite change.
+    errored = renamed.model_copy(update={"error_rate": 0.9})
+    assert errored.is_inconclusive and not errored.nothing_compared
+    assert pipeline.gate(errored, strict) == pipeline.Verdict("inconclusive", 3)
+
+
 def test_unknown_severity_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="fail-on-severity"):
         pipeline.GatePolicy("severe")

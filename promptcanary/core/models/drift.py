@@ -351,11 +351,49 @@ class DriftReport(BaseModel):
         return "baseline" if self.baseline_samples < 2 else None
 
     @property
+    def _measured_fine(self) -> bool:
+        """The run finished with few enough errors: an inconclusive verdict has another cause."""
+        return not self.aborted and self.error_rate <= self.max_error_rate
+
+    @property
+    def nothing_compared(self) -> bool:
+        """True when the run was measured but nothing was compared: no (probe, prompt) pair was
+        measured on both sides and no prompt's answers could be compared either (every prompt
+        renamed or new since the baseline, an empty baseline). Such a report is inconclusive: a
+        check that compared nothing must not pass as if the model held."""
+        return (
+            self._measured_fine
+            and not self.comparisons
+            and not self.behaviour_tested
+            and self.behaviour_suite is None
+        )
+
+    @property
+    def suite_replaced(self) -> bool:
+        """True when nothing was compared because canary.yaml changed entirely since the
+        baseline (every prompt or probe renamed, added or edited)."""
+        return self.nothing_compared and self.suite_changed
+
+    @property
+    def undecided(self) -> bool:
+        """True when the run was measured and pairs were measured on both sides, but none could
+        be judged: too few samples to show a change (not enough evidence), not a provider
+        failing."""
+        return (
+            self._measured_fine
+            and bool(self.comparisons)
+            and all(c.inconclusive and c.measured for c in self.comparisons)
+        )
+
+    @property
     def is_inconclusive(self) -> bool:
-        """True when the run cannot be trusted: too many errors, aborted, or nothing comparable."""
+        """True when the run cannot be trusted: too many errors, aborted, nothing compared, or
+        no pair decidable."""
         if self.aborted:
             return True
         if self.error_rate > self.max_error_rate:
+            return True
+        if self.nothing_compared:
             return True
         # Pairs with too few samples to judge are no verdict, but answers that moved together
         # across the suite are evidence (a one-sample run against a 30-sample baseline).
@@ -509,6 +547,19 @@ class DriftReport(BaseModel):
             return "inconclusive"
         return "drift" if self.has_drift else "ok"
 
+    def _nothing_compared_summary(self) -> str:
+        what = (
+            "every prompt and probe of the suite is new or changed since the baseline: the "
+            f"{self.suite_change_summary}"
+            if self.suite_changed
+            else "the baseline holds no result of this suite to compare with"
+        )
+        return (
+            f"{GLYPH_INCONCLUSIVE} Inconclusive: nothing compared — suite '{self.suite_name}' on "
+            f"{self.provider.model_id}: {what}. This is not evidence of model drift, nor of its "
+            "absence: record a new baseline of the suite as it is now."
+        )
+
     @property
     def summary(self) -> str:
         """Single-sentence human-readable summary suitable for notifications.
@@ -522,6 +573,15 @@ class DriftReport(BaseModel):
             f"overall score {self.overall_baseline_score:.2f} → {self.overall_current_score:.2f}"
         )
         if self.is_inconclusive:
+            if self.nothing_compared:
+                return self._nothing_compared_summary()
+            if self.undecided:
+                return (
+                    f"{GLYPH_INCONCLUSIVE} Inconclusive: no pair of suite '{self.suite_name}' on "
+                    f"{self.provider.model_id} could be judged — "
+                    f"{self.comparisons[0].inconclusive_reason}; this is not evidence of model "
+                    "drift."
+                )
             why = self.aborted or (
                 f"{self.error_rate:.0%} of requests errored (limit {self.max_error_rate:.0%})"
                 if self.error_rate > self.max_error_rate
@@ -546,11 +606,13 @@ class DriftReport(BaseModel):
             if self.suite_answers_changed
             else ""
         )
+        # With every pair undecided (too few samples) the probes did not hold: nothing was judged.
+        held = "the probes held" if self._comparable() else "no probe pair could be judged"
         behaviour = (
-            f" {moved} while the probes held, but the re-test on fresh answers did not confirm "
+            f" {moved} while {held}, but the re-test on fresh answers did not confirm "
             "it (no behaviour change)."
             if moved and not self.has_drift and not self.behaviour_stands
-            else f" {moved} while the probes held (behaviour change, severity low)."
+            else f" {moved} while {held} (behaviour change, severity low)."
             if moved and not self.has_drift
             else f" {moved} as well."
             if moved
@@ -559,9 +621,12 @@ class DriftReport(BaseModel):
         if not self.has_drift:
             tail = f", {n_imp} improvement(s)" if n_imp else ""
             inc = f", {n_inc} inconclusive" if n_inc else ""
+            state = (
+                "is stable" if self._comparable() or not self.comparisons else "has no regression"
+            )
             return (
-                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} is "
-                f"stable ({scores}{tail}{inc}).{behaviour}{changed}"
+                f"{GLYPH_OK} No drift: suite '{self.suite_name}' on {self.provider.model_id} "
+                f"{state} ({scores}{tail}{inc}).{behaviour}{changed}"
             )
         return (
             f"{GLYPH_DRIFT} {self.severity.value.upper()} drift: {n_reg} regression(s) in suite "

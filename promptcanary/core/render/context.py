@@ -25,7 +25,7 @@ from promptcanary.core.render.behaviour import (
     who_sentence,
     who_short,
 )
-from promptcanary.core.render.placement import Placement, placed
+from promptcanary.core.render.placement import DEFAULT_ACCEPT_HINT, Placement, placed
 from promptcanary.core.render.safety import clean_text, excerpt, one_line
 from promptcanary.core.render.trend import TrendPoint, trend_for_report
 from promptcanary.errors import redact
@@ -226,6 +226,32 @@ class ReportView:
         return self.verdict == "inconclusive"
 
     @property
+    def inconclusive_words(self) -> str:
+        """The words after "Inconclusive (N) —" in the list of undecided pairs: "too few samples"
+        when every such pair was measured on both sides, else "could not be measured"."""
+        pairs = [c for c in self.report.comparisons if c.inconclusive]
+        if pairs and all(c.measured for c in pairs):
+            return fmt.UNDECIDED_WORDS
+        return fmt.INCONCLUSIVE_WORDS
+
+    @property
+    def inconclusive_note(self) -> str:
+        """Why the whole verdict is inconclusive and what to do, in one or two sentences
+        (trusted Markdown: the accept hint is): "" when it is not."""
+        r = self.report
+        if not self.inconclusive:
+            return ""
+        if r.nothing_compared:
+            hint = self.accept_hint or DEFAULT_ACCEPT_HINT
+            return f"To record a baseline of the suite as it is now, {hint}."
+        if r.undecided:
+            return (
+                "No pair had enough samples to show a change, so this check says nothing about "
+                "the model yet: compare with more samples (see the reason below)."
+            )
+        return ""
+
+    @property
     def offer_accept(self) -> bool:
         """Whether to say how to accept the change: only when something changed and was measured
         (no such hint after a run with no drift, nor for an unmeasurable one)."""
@@ -281,6 +307,12 @@ def _thresholds(report: DriftReport) -> str:
 
 def _headline(report: DriftReport) -> tuple[str, str]:
     if report.is_inconclusive:
+        if report.nothing_compared:
+            # Still says the suite changed: that is what happened, and what to act on.
+            changed = ", suite changed" if report.suite_changed else ""
+            return fmt.INCONCLUSIVE_ICON, f"Inconclusive: nothing compared{changed}"
+        if report.undecided:
+            return fmt.INCONCLUSIVE_ICON, "Inconclusive: too few samples to judge any pair"
         return fmt.INCONCLUSIVE_ICON, f"Inconclusive: {fmt.INCONCLUSIVE_WORDS}"
     icon = fmt.SEVERITY_ICONS[report.severity]
     # The first line says when the single-sample threshold rule decided: it cannot tell noise
@@ -414,9 +446,13 @@ def build_report_view(
         icon=icon,
         headline=headline,
         summary=clean_text(report.summary),
-        baseline_score=fmt.score(report.overall_baseline_score),
-        current_score=fmt.score(report.overall_current_score),
-        score_delta=fmt.delta(report.overall_score_delta),
+        # Nothing compared: the overall scores average no pair (1.00 by convention), so no
+        # number is shown rather than a "1.00 → 1.00" that nothing measured.
+        baseline_score="–" if report.nothing_compared else fmt.score(report.overall_baseline_score),
+        current_score="–" if report.nothing_compared else fmt.score(report.overall_current_score),
+        score_delta="nothing compared"
+        if report.nothing_compared
+        else fmt.delta(report.overall_score_delta),
         counts={
             "regressions": len(regressions),
             "improvements": len(improvements),

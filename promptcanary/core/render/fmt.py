@@ -27,6 +27,8 @@ INCONCLUSIVE_ICON = "⚪"
 
 #: The words every format uses for an inconclusive verdict.
 INCONCLUSIVE_WORDS = "could not be measured — not evidence of drift"
+#: The same for pairs that were measured but too thinly to judge (not enough evidence).
+UNDECIDED_WORDS = "too few samples to judge — not evidence of drift"
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

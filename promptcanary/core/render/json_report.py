@@ -26,6 +26,7 @@ _DERIVED = (
     "regression_rate",
     "worst_delta",
     "model_changed",
+    "nothing_compared",  # added after 0.2: last, so the keys 0.2 wrote keep their places
 )
 
 

@@ -12,6 +12,8 @@ What is a test case, and how it ends (docs/reports.md, "JUnit XML", says why):
   the Action's watch re-tested on fresh answers and did not confirm (``retest`` in the JSON
   report) passes, its evidence and the re-test's outcome as the output: it is not a behaviour
   change;
+* when nothing was compared (every prompt and probe new or changed since the baseline), one
+  **skipped** case, ``nothing compared``, with the summary;
 * for a run without a baseline, one per pair: a failure when a sample failed the probe.
 
 No ``<error>`` element is written: CI reporters count an error as a broken test run, and the
@@ -102,6 +104,11 @@ def drift_to_junit(view: ReportView) -> str:
 def _probe_cases(view: ReportView) -> Iterator[Case]:
     """One case per compared pair: regressions (worst first, with details), then the rest."""
     classname = f"{view.suite}.probes"
+    if view.report.nothing_compared:
+        # No pair to list: one skipped case says so, where an empty file would read as a run
+        # with nothing wrong (or, to some reporters, as a broken one).
+        yield Case(classname, "nothing compared", "skipped", message=one_line(view.summary, 600))
+        return
     regressions = {id(pv.c): pv for pv in view.regressions}
     for i, pv in enumerate(view.regressions):
         yield Case(
@@ -118,7 +125,8 @@ def _probe_cases(view: ReportView) -> Iterator[Case]:
         name = _pair_name(one_line(c.probe_id, 80), one_line(c.prompt_id, 60))
         if c.inconclusive:
             why = redact(one_line(c.inconclusive_reason or "no usable result", 300))
-            yield Case(classname, name, "skipped", message=f"{fmt.INCONCLUSIVE_WORDS}: {why}")
+            words = fmt.INCONCLUSIVE_WORDS if not c.measured else fmt.UNDECIDED_WORDS
+            yield Case(classname, name, "skipped", message=f"{words}: {why}")
             continue
         notes = []
         if c.improvement:

@@ -77,7 +77,9 @@ def _header(view: ReportView) -> str:
             if key != "flaky" or counts[key]
         ),
     ]
-    if view.inconclusive:
+    if view.inconclusive and view.inconclusive_note:
+        lines += ["", f"> **Why:** {md_text(view.summary, 600)} {view.inconclusive_note}"]
+    elif view.inconclusive:
         lines += [
             "",
             f"> **Why:** {md_text(view.summary, 600)} Changes listed below are not trustworthy.",
@@ -491,7 +493,7 @@ def _inconclusive(view: ReportView) -> _Listed:
             f"- … {view.inconclusive_groups_hidden:,} other errors (see the JSON report)"
         )
     return _Listed(
-        f"### Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}",
+        f"### Inconclusive ({view.counts['inconclusive']:,}) — {view.inconclusive_words}",
         "",
         entries,
         what="inconclusive groups",

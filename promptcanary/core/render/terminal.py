@@ -99,7 +99,8 @@ def _header(view: ReportView, *, short: bool = False) -> Panel:
     if not (short and view.who):
         lines.append(T(view.summary, "italic"))
     if view.inconclusive:
-        lines.append(T(f"This run {fmt.INCONCLUSIVE_WORDS}.", "bold"))
+        note = plain_hint(view.inconclusive_note) if view.inconclusive_note else ""
+        lines.append(T(note or f"This run {fmt.INCONCLUSIVE_WORDS}.", "bold"))
     if view.model_changed and not (short and view.who):
         lines.append(T(f"Model identity changed: {view.model_changed}", "yellow"))
     if view.single_sample_note:
@@ -364,7 +365,8 @@ def render_terminal(
     if view.inconclusive_groups:
         console.print(
             Text(
-                f"Inconclusive ({view.counts['inconclusive']:,}) — {fmt.INCONCLUSIVE_WORDS}", "bold"
+                f"Inconclusive ({view.counts['inconclusive']:,}) — {view.inconclusive_words}",
+                "bold",
             )
         )
         for error, pairs in view.inconclusive_groups:

@@ -52,13 +52,13 @@ from promptcanary.core.config import (
 )
 from promptcanary.core.models import ConfirmedPair, ProbeResult
 from promptcanary.core.verdict.rules import (
-    EPS,
     FISHER,
     MANN_WHITNEY,
     SCREENING,
     Verdict,
     choose_test,
     inconclusive_reason,
+    moved_at_least,
 )
 from promptcanary.errors import ConfigError
 
@@ -184,8 +184,8 @@ def select_pairs(
         if b.n < 2 or s.n < 1 or inconclusive_reason(b, s):
             continue
         test = choose_test(b, s)
-        if abs(test.effect) < policy.min_effect - EPS:
-            continue
+        if not moved_at_least(abs(test.effect), policy.min_effect):
+            continue  # nothing moved is never screened in, even at min_effect 0
         if test.effect < 0 and test.p_value() > policy.screen_alpha:
             continue
         selected.append(
@@ -350,7 +350,7 @@ def decide_confirmed(
         effects.append(moved if pair.direction == "drop" else -moved)
     adjusted = stats.testable_bh_adjust(raw, floors, alpha=alpha) if tested else []
     for i, p, p_adj, effect in zip(tested, raw, adjusted, effects):
-        flagged = p_adj <= alpha and effect >= min_effect - EPS
+        flagged = p_adj <= alpha and moved_at_least(effect, min_effect)
         drop = items[i][2].direction == "drop"
         verdicts[i] = Verdict(
             regression=flagged and drop,

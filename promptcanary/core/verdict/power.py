@@ -210,6 +210,7 @@ def adaptive_outcome(
     smaller one to plan for the correction over several confirmed pairs). Outcomes rarer than
     1e-12 are left out.
     """
+    from promptcanary.core.verdict.rules import moved_at_least
     from promptcanary.core.verdict.stats import fisher_p
 
     level = policy.alpha if alpha is None else alpha
@@ -230,9 +231,10 @@ def adaptive_outcome(
             if w < _PMF_CUTOFF:
                 continue
             moved = b / big - s / small
-            if moved >= policy.min_effect - 1e-9:
+            # As select_pairs: an outcome that did not move is never screened in.
+            if moved_at_least(moved, policy.min_effect):
                 direction: Direction = "drop"
-            elif -moved >= policy.min_effect - 1e-9 and (
+            elif moved_at_least(-moved, policy.min_effect) and (
                 fisher_p(b, big, s, small, direction="gain") <= policy.screen_alpha
             ):
                 direction = "gain"
@@ -263,7 +265,7 @@ def adaptive_outcome(
                 effect = ref / ref_n - c / drawn
                 if direction == "gain":
                     effect = -effect
-                if effect >= policy.min_effect - 1e-9 and (
+                if moved_at_least(effect, policy.min_effect) and (
                     fisher_p(ref, ref_n, c, drawn, direction=direction) <= level
                 ):
                     if direction == "drop":

@@ -3,8 +3,9 @@
 * :func:`decide_single` — the documented threshold rule, for pairs with one sample on both sides.
 * :func:`decide_multi` — significance + minimum effect for pairs with two or more measured samples
   on a side (and at least one on the other); a pair with one sample on both sides falls back to
-  the threshold rule. A pair measured once on one side can never be significant: when its sides
-  disagree it is "not enough evidence" (:func:`not_enough_evidence`), never a regression.
+  the threshold rule. A pair whose samples could never be significant (measured once on one
+  side, or 3 against 3) is "not enough evidence" when its sides disagree
+  (:func:`not_enough_evidence`), never a regression and never stable.
 
 The wording of a verdict for reports lives with the renderers
 (:mod:`promptcanary.core.render.wording`); the method names are data, in :mod:`.models.drift`.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from promptcanary.core.models.drift import (  # re-exported: the rules' vocabulary
@@ -32,6 +34,17 @@ if TYPE_CHECKING:
 #: Scores are floats built by division: a drop of exactly a threshold (or effect) stays on the
 #: documented side when compared with this slack (here and in the adaptive rule).
 EPS = 1e-9
+
+
+def moved_at_least(change: float, threshold: float) -> bool:
+    """``change`` (a drop or a gain, positive in the direction asked about) is a real move of at
+    least ``threshold``.
+
+    A move needs ``change > EPS`` at any threshold: at a threshold of 0 "at least 0" would also
+    hold for an unchanged pair, and an unchanged failing prompt would be a regression (an unchanged
+    passing one an improvement) on every run.
+    """
+    return change > EPS and change >= threshold - EPS
 
 
 @dataclass(frozen=True)
@@ -71,8 +84,8 @@ def decide_single(
             verdicts.append(Verdict(inconclusive=True, inconclusive_reason=reason))
             continue
         delta = c.mean - b.mean
-        regression = not c.passed and delta <= -regression_threshold + EPS
-        improvement = c.passed and delta >= improvement_threshold - EPS
+        regression = not c.passed and moved_at_least(-delta, regression_threshold)
+        improvement = c.passed and moved_at_least(delta, improvement_threshold)
         verdicts.append(Verdict(regression=regression, improvement=improvement))
     return verdicts
 
@@ -103,10 +116,12 @@ def decide_multi(
     A pair with one measured sample on one side and more on the other (``compare --samples 1``
     against a 30-sample baseline) is tested too: one sample cannot show a significant change, so
     such a pair is never flagged, and when its sides disagree it is *inconclusive* with "not
-    enough evidence" (:func:`not_enough_evidence`) — never a regression. Only pairs with one
-    sample on *both* sides (or a side missing) are judged by :func:`decide_single`, the
-    documented threshold rule, with ``method="threshold"``. Pairs with an errored side are
-    inconclusive.
+    enough evidence" (:func:`not_enough_evidence`) — never a regression. So is a pair with a few
+    samples on both sides that no outcome could make significant (3/3 → 0/3: two-sided p 0.1 at
+    best) when its sides disagree: left out of the correction, it would otherwise read "stable,
+    1.00 → 0.00". Only pairs with one sample on *both* sides (or a side missing) are judged by
+    :func:`decide_single`, the documented threshold rule, with ``method="threshold"``. Pairs
+    with an errored side are inconclusive.
     """
     verdicts: list[Verdict | None] = [None] * len(pairs)
     untested: list[int] = []
@@ -135,11 +150,15 @@ def decide_multi(
         raw = [test.two_sided_p() for _, test in tested]
         floors = [min(1.0, 2.0 * test.min_p()) for _, test in tested]
         adjusted = testable_bh_adjust(raw, floors, alpha=alpha)
-        for (i, test), p, p_adj in zip(tested, raw, adjusted):
+        for (i, test), p, p_adj, floor in zip(tested, raw, adjusted, floors):
             significant = p_adj <= alpha
-            large = abs(test.effect) >= min_effect - EPS
+            large = moved_at_least(abs(test.effect), min_effect)
             b, c = pairs[i]
-            why = None if significant else not_enough_evidence(b, c, min_effect=min_effect)
+            why = (
+                None
+                if significant
+                else not_enough_evidence(b, c, min_effect=min_effect, floor=floor, alpha=alpha)
+            )
             verdicts[i] = Verdict(
                 regression=significant and large and test.effect > 0,
                 improvement=significant and large and test.effect < 0,
@@ -164,16 +183,72 @@ THIN_BASELINE = (
 )
 
 
-def not_enough_evidence(baseline: Side, current: Side, *, min_effect: float) -> str | None:
-    """Why a pair that was not significant cannot be called stable either, else None.
+#: Above this many samples per prompt ``too_few_samples`` advises a richer baseline instead.
+MAX_SUGGESTED_SAMPLES = 200
 
-    That is a pair with a single measured sample on one side and more on the other whose sides
-    disagree: the majority verdict flipped and the pass rate or mean score moved by at least
-    ``min_effect``. One sample cannot show a significant change, so the threshold rule would turn
-    every unlucky sample into a regression (an unchanged 90 % prompt fails one in ten); calling
-    the pair stable would claim a knowledge nobody has. A pair whose sides agree stays stable.
+
+def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
+    """Why a pair with a few samples on both sides is not judged: the counts, and the smallest
+    ``--samples`` with which this baseline could show the move at all (the sample counts in the
+    text, so pairs measured alike group together in reports)."""
+    need = samples_needed(baseline.passes, baseline.n, current.n, baseline.passed, alpha)
+    advice = (
+        f"compare with more samples (samples: auto, or --samples {need} or more)"
+        if need is not None
+        else "record the baseline again with more samples (promptcanary run --save-baseline)"
+    )
+    return (
+        f"not enough evidence: {baseline.n} baseline and {current.n} current samples cannot show "
+        f"a significant change — {advice}"
+    )
+
+
+@lru_cache(maxsize=1024)  # a large comparison asks the same few questions thousands of times
+def samples_needed(
+    baseline_passes: int, baseline_n: int, current_n: int, drop: bool, alpha: float
+) -> int | None:
+    """The fewest current samples (more than ``current_n``, at most
+    :data:`MAX_SUGGESTED_SAMPLES`) with which this baseline could show a change, else None.
+
+    The most extreme current run in the direction the pair moved (every sample failing after a
+    passing baseline, every one passing after a failing one) reaches ``alpha`` with the fewest
+    samples: fewer can never show it, whatever the model does.
     """
-    if min(baseline.n, current.n) != 1 or max(baseline.n, current.n) < 2:
+    from promptcanary.core.verdict.stats import fisher_p
+
+    for k in range(current_n + 1, MAX_SUGGESTED_SAMPLES + 1):
+        c_pass = 0 if drop else k
+        p = fisher_p(baseline_passes, baseline_n, c_pass, k, direction="drop" if drop else "gain")
+        if 2.0 * p <= alpha:
+            return k
+    return None
+
+
+def not_enough_evidence(
+    baseline: Side,
+    current: Side,
+    *,
+    min_effect: float,
+    floor: float = 1.0,
+    alpha: float = 0.05,
+) -> str | None:
+    """Why a tested pair that was not significant cannot be called stable either, else None.
+
+    That is a pair whose sides disagree — the majority verdict flipped and the pass rate or mean
+    score moved by at least ``min_effect`` — and whose samples could not have shown it:
+
+    * a single measured sample on one side and more on the other (:data:`THIN_CURRENT`,
+      :data:`THIN_BASELINE`): the threshold rule would turn every unlucky sample into a
+      regression (an unchanged 90 % prompt fails one in ten);
+    * a few samples on both sides whose smallest attainable two-sided p-value ``floor`` is above
+      ``alpha`` (3/3 → 0/3: 0.1): no outcome of these samples could be significant
+      (:func:`too_few_samples`).
+
+    Calling such a pair stable would claim a knowledge nobody has. A pair whose sides agree, or
+    that could have shown a change and did not, stays stable.
+    """
+    thin = min(baseline.n, current.n) == 1 and max(baseline.n, current.n) >= 2
+    if not thin and (min(baseline.n, current.n) < 2 or floor <= alpha):
         return None
     if baseline.passed == current.passed:
         return None
@@ -181,9 +256,11 @@ def not_enough_evidence(baseline: Side, current: Side, *, min_effect: float) -> 
         abs(baseline.passes / baseline.n - current.passes / current.n),
         abs(baseline.mean - current.mean),
     )
-    if moved < min_effect - EPS:
+    if not moved_at_least(moved, min_effect):
         return None
-    return THIN_CURRENT if current.n == 1 else THIN_BASELINE
+    if thin:
+        return THIN_CURRENT if current.n == 1 else THIN_BASELINE
+    return too_few_samples(baseline, current, alpha=alpha)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from promptcanary.core.comparator import compare
 from promptcanary.core.models import (
@@ -271,9 +272,8 @@ def test_a_single_sample_side_against_many_is_not_enough_evidence_never_drift() 
     assert c.method == FISHER and c.inconclusive and not c.regression
     assert c.inconclusive_reason is not None and "not enough evidence" in c.inconclusive_reason
     # Every pair undecided: the whole verdict is inconclusive, and says why.
-    assert report.is_inconclusive and "no pair could be judged: not enough evidence" in (
-        report.summary
-    )
+    assert report.is_inconclusive and "could be judged — not enough evidence" in report.summary
+    assert "could not be measured" not in report.summary  # it was measured: too few samples
 
 
 def test_one_sample_against_a_30_sample_baseline_never_fails_an_unchanged_model() -> None:
@@ -322,3 +322,71 @@ def test_single_sample_compare_never_imports_scipy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ── A run compared with itself ───────────────────────────────────────────────────────────────
+
+_SCORES = st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0])
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> CanaryRunResult:
+    """A run of 1-4 prompts x 1-2 probes, 1-4 samples each, scores graded or pass/fail."""
+    samples = draw(st.integers(1, 4))
+    results = [
+        pr(f"q{q}", draw(_SCORES), probe=probe, sample=i)
+        for q in range(draw(st.integers(1, 4)))
+        for probe in ("json_validity", "length_check")[: draw(st.integers(1, 2))]
+        for i in range(samples)
+    ]
+    return run(results, samples=samples)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    current=_runs(),
+    regression_threshold=st.floats(0.0, 1.0),
+    improvement_threshold=st.floats(0.0, 1.0),
+    alpha=st.floats(0.001, 0.999),
+    min_effect=st.floats(0.0, 1.0),
+)
+def test_a_run_compared_with_itself_is_never_drift(
+    current: CanaryRunResult,
+    regression_threshold: float,
+    improvement_threshold: float,
+    alpha: float,
+    min_effect: float,
+) -> None:
+    # Every threshold the settings accept, 0 included: nothing moved, so nothing is flagged.
+    report = compare(
+        snapshot(current.probe_results, samples=current.samples),
+        current,
+        regression_threshold=regression_threshold,
+        improvement_threshold=improvement_threshold,
+        alpha=alpha,
+        min_effect=min_effect,
+    )
+    assert report.comparisons  # something was compared
+    assert not report.regressions and not report.improvements
+    assert not any(c.inconclusive for c in report.comparisons)
+    assert report.severity == DriftSeverity.NONE
+
+
+def test_few_samples_that_flipped_make_an_undecided_report_not_a_stable_one() -> None:
+    # 3 samples a side, every prompt passing in the baseline and failing now: no pair can be
+    # significant, so nothing is decided — not "No drift, 1.00 -> 0.00".
+    baseline = snapshot(sampled("a", 3, 3) + sampled("b", 3, 3), samples=3)
+    report = compare(baseline, run(sampled("a", 0, 3) + sampled("b", 0, 3), samples=3))
+    assert all(c.inconclusive and not c.regression for c in report.comparisons)
+    assert report.is_inconclusive and not report.has_drift
+    assert "3 baseline and 3 current samples cannot show a significant change" in report.summary
+    assert report.undecided and not report.nothing_compared
+    from promptcanary.core.render.context import build_report_view
+
+    view = build_report_view(report)
+    assert view.headline == "Inconclusive: too few samples to judge any pair"
+    assert view.inconclusive_note.startswith("No pair had enough samples to show a change")
+    # One prompt flipped among stable ones: the report decides, the pair is listed undecided.
+    mixed = compare(baseline, run(sampled("a", 0, 3) + sampled("b", 3, 3), samples=3))
+    assert not mixed.is_inconclusive and mixed.severity == DriftSeverity.NONE
+    assert [c.prompt_id for c in mixed.comparisons if c.inconclusive] == ["a"]

@@ -56,6 +56,7 @@ def test_key_order_is_stable_and_model_order_first() -> None:
         "regression_rate",
         "worst_delta",
         "model_changed",
+        "nothing_compared",
         "counts",
     ]
     assert DriftReporter(drift_report()).to_json() == text

@@ -92,6 +92,16 @@ def test_selection(
         assert chosen[0].method == FISHER and (chosen[0].probe_id, chosen[0].prompt_id) == KEY
 
 
+def test_min_effect_zero_screens_in_only_pairs_that_moved() -> None:
+    # "At least 0" holds for an unchanged pair too; confirming it would spend a round of
+    # requests on every prompt that did not move.
+    policy = AdaptivePolicy(min_effect=0.0)
+    assert adaptive.select_pairs({KEY: side(20, 30)}, {KEY: side(2, 3)}, policy) == []
+    assert adaptive.select_pairs({KEY: side(30, 30)}, {KEY: side(3, 3)}, policy) == []
+    (chosen,) = adaptive.select_pairs({KEY: side(30, 30)}, {KEY: side(2, 3)}, policy)
+    assert chosen.direction == "drop"
+
+
 def test_selection_needs_a_baseline_with_samples_and_measured_screening() -> None:
     assert adaptive.select_pairs({KEY: side(1, 1)}, {KEY: side(0, 3)}, POLICY) == []
     errored = Side([result(False, errored=True, sample=i) for i in range(3)])

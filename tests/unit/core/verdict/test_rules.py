@@ -76,6 +76,44 @@ def test_single_sample_rule(
     assert verdict.method == THRESHOLD and verdict.p_value is None
 
 
+@pytest.mark.parametrize(
+    ("b", "c", "regression", "improvement"),
+    [
+        ((False, 0.3), (False, 0.3), False, False),  # unchanged and failing: nothing moved
+        ((True, 1.0), (True, 1.0), False, False),  # unchanged and passing: nothing moved
+        ((False, 0.0), (False, 0.0), False, False),  # failing at 0 on both sides
+        ((False, 0.3), (False, 0.29), True, False),  # any real drop counts at threshold 0
+        ((True, 0.9), (True, 0.91), False, True),  # any real gain counts at threshold 0
+    ],
+)
+def test_threshold_zero_needs_a_move(
+    b: tuple[bool, float], c: tuple[bool, float], regression: bool, improvement: bool
+) -> None:
+    pair = (Side([result(*b)]), Side([result(*c)]))
+    (verdict,) = decide_single([pair], regression_threshold=0.0, improvement_threshold=0.0)
+    assert (verdict.regression, verdict.improvement) == (regression, improvement)
+
+
+def test_a_new_prompt_failing_at_zero_is_no_regression_at_threshold_zero() -> None:
+    # A missing baseline side counts as score 0 and failed: a new prompt that fails at 0 did
+    # not drop.
+    (verdict,) = decide_single(
+        [(Side(), Side([result(False, 0.0)]))], regression_threshold=0.0, improvement_threshold=0
+    )
+    assert not verdict.regression
+
+
+def test_min_effect_zero_never_flags_an_unchanged_tested_pair() -> None:
+    verdicts = decide_multi(
+        [(side(9, 10), side(9, 10)), (side(0, 10), side(0, 10)), (side(10, 10), side(10, 10))],
+        regression_threshold=0.0,
+        improvement_threshold=0.0,
+        alpha=0.999,  # even a level that every moved pair would reach
+        min_effect=0.0,
+    )
+    assert not any(v.regression or v.improvement or v.inconclusive for v in verdicts)
+
+
 def test_single_sample_rule_errored_side_is_inconclusive() -> None:
     (verdict,) = decide_single([(side(1, 1), side(0, 0, errored=1))], **THRESHOLDS)
     assert verdict.inconclusive and not verdict.regression
@@ -253,6 +291,60 @@ def test_a_small_move_against_one_sample_is_stable() -> None:
     # Graded scores: 0.95 -> 0.9, both passing, moved less than min_effect.
     (verdict,) = multi((scored(0.95, 0.95, 0.95), scored(0.9)))
     assert not verdict.inconclusive and not verdict.regression
+
+
+def test_few_samples_that_cannot_reach_significance_are_not_enough_evidence() -> None:
+    # 3/3 -> 0/3: one-sided p = 1/20, 0.1 two-sided, and no split of these six samples could
+    # go lower: the pair is left out of the correction. Not stable either: the sides disagree.
+    drop, gain = multi((side(3, 3), side(0, 3)), (side(0, 3), side(3, 3)))
+    assert drop.p_value == pytest.approx(2 / 20) and drop.p_adjusted == 1.0
+    for verdict in (drop, gain):
+        assert verdict.inconclusive and not verdict.regression and not verdict.improvement
+        assert verdict.inconclusive_reason == (
+            "not enough evidence: 3 baseline and 3 current samples cannot show a significant "
+            "change — compare with more samples (samples: auto, or --samples 5 or more)"
+        )
+    # The smallest --samples advised is the first that could show it: 3/3 -> 0/5 is significant.
+    (five,) = multi((side(3, 3), side(0, 5)))
+    assert five.regression
+
+
+def test_the_advised_sample_count_is_this_baselines() -> None:
+    # 22/30 -> 0/3: two-sided p 0.06 is the best three samples can do against this baseline
+    # (a 30/30 one would need three); four all failing would show it.
+    (three,) = multi((side(22, 30), side(0, 3)))
+    assert three.inconclusive and three.p_value == pytest.approx(0.0605, abs=1e-4)
+    assert three.inconclusive_reason is not None
+    assert three.inconclusive_reason.startswith("not enough evidence: 30 baseline and 3 current")
+    assert three.inconclusive_reason.endswith("(samples: auto, or --samples 4 or more)")
+    (four,) = multi((side(22, 30), side(0, 4)))
+    assert four.regression
+
+
+def test_few_samples_whose_sides_agree_are_stable() -> None:
+    agree, graded = multi((side(3, 3), side(2, 3)), (scored(0.9, 0.9, 0.9), scored(0.4, 0.95, 0.4)))
+    assert not agree.inconclusive and not agree.regression  # still passing by majority
+    # Graded scores, majority flipped (3/3 -> 1/3 passing): Fisher's floor and Mann-Whitney's
+    # over these six scores are both above alpha, so the same holds.
+    small = graded
+    assert small.inconclusive and small.inconclusive_reason is not None
+    assert small.inconclusive_reason.startswith("not enough evidence: 3 baseline and 3 current")
+
+
+def test_a_pair_that_could_have_shown_a_change_and_did_not_is_stable() -> None:
+    # 6/10 -> 4/10 flipped the majority and moved 0.2, but 20 samples can reach significance
+    # (floor far below alpha): the test had its chance, the pair is stable, not undecided.
+    (verdict,) = multi((side(6, 10), side(4, 10)))
+    assert verdict.p_adjusted is not None and verdict.p_adjusted > 0.05
+    assert not verdict.inconclusive and not verdict.regression
+
+
+def test_the_advice_falls_back_to_a_richer_baseline_when_no_sample_count_would_do() -> None:
+    (verdict,) = multi((side(2, 2), side(0, 3)), alpha=1e-6)
+    assert verdict.inconclusive_reason == (
+        "not enough evidence: 2 baseline and 3 current samples cannot show a significant "
+        "change — record the baseline again with more samples (promptcanary run --save-baseline)"
+    )
 
 
 def test_missing_side_is_scored_as_failure() -> None:
