@@ -191,7 +191,7 @@ def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
     """Why a pair with a few samples on both sides is not judged: the counts, and the smallest
     ``--samples`` with which this baseline could show the move at all (the sample counts in the
     text, so pairs measured alike group together in reports)."""
-    need = samples_needed(baseline.passes, baseline.n, current.n, baseline.passed, alpha)
+    need = fewest_current_samples(baseline.passes, baseline.n, current.n, baseline.passed, alpha)
     advice = (
         f"compare with more samples (samples: auto, or --samples {need} or more)"
         if need is not None
@@ -204,7 +204,7 @@ def too_few_samples(baseline: Side, current: Side, *, alpha: float) -> str:
 
 
 @lru_cache(maxsize=1024)  # a large comparison asks the same few questions thousands of times
-def samples_needed(
+def fewest_current_samples(
     baseline_passes: int, baseline_n: int, current_n: int, drop: bool, alpha: float
 ) -> int | None:
     """The fewest current samples (more than ``current_n``, at most
@@ -229,8 +229,8 @@ def not_enough_evidence(
     current: Side,
     *,
     min_effect: float,
-    floor: float = 1.0,
-    alpha: float = 0.05,
+    floor: float,
+    alpha: float,
 ) -> str | None:
     """Why a tested pair that was not significant cannot be called stable either, else None.
 
