@@ -34,7 +34,14 @@ SUMMARY = (
     "removed. This is not evidence of model drift, nor of its absence: record a new baseline of "
     "the suite as it is now."
 )
-HINT = "run `promptcanary run -c canary.yaml -p openai/fake --save-baseline`"
+
+
+def hint(server: FakeLLMServer) -> str:
+    """The command that records the suite as it is now, asked where the check asked."""
+    return (
+        "run `promptcanary run -c canary.yaml -p openai/fake --api-base "
+        f"{server.base_url} --save-baseline`"
+    )
 
 
 @pytest.fixture
@@ -77,7 +84,7 @@ def test_a_check_that_compared_nothing_is_inconclusive_in_every_format(
     assert proc.returncode == 3, out + proc.stderr  # EXIT_INCONCLUSIVE, not a pass
     assert "Inconclusive: nothing compared, suite changed" in out and "No drift" not in out
     assert SUMMARY in out
-    assert f"To record a baseline of the suite as it is now, {HINT.replace('`', '')}" in out
+    assert f"To record a baseline of the suite as it is now, {hint(server).replace('`', '')}" in out
     assert "1.00 → 1.00" not in out  # no score averaged over no pair
     report = json.loads((root / "d.json").read_text(encoding="utf-8"))
     assert report["verdict"] == "inconclusive" and report["is_inconclusive"] is True
@@ -91,7 +98,7 @@ def test_a_check_that_compared_nothing_is_inconclusive_in_every_format(
     }
     markdown = (root / "d.md").read_text(encoding="utf-8")
     assert "## ⚪ PromptCanary: Inconclusive: nothing compared, suite changed" in markdown
-    assert f"To record a baseline of the suite as it is now, {HINT}" in markdown
+    assert f"To record a baseline of the suite as it is now, {hint(server)}" in markdown
     assert "### Suite changes (4) — not compared" in markdown
     html = (root / "d.html").read_text(encoding="utf-8")
     assert "Inconclusive: nothing compared, suite changed</h1>" in html
