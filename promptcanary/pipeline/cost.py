@@ -89,8 +89,13 @@ class RunPlan:
         else:
             text += "; cost unknown"
             reason = self.cost_note.split(" (")[0].rstrip(".")
+            reason = reason.removeprefix("Cost unknown: ")  # said just before
             if reason:
-                text += f": {reason[:1].lower()}{reason[1:]}"
+                # Mid-sentence: "No baseline yet" reads "no baseline yet"; a name stays a name.
+                first = reason.split()[0]
+                if first[1:] == first[1:].lower():
+                    reason = reason[:1].lower() + reason[1:]
+                text += f": {reason}"
             if self.ceiling_usd is not None:
                 judge = ", the judge's requests not counted" if self.judged else ""
                 text += (

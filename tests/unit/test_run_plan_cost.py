@@ -148,3 +148,22 @@ def test_no_tokenizer_makes_more_tokens_than_a_text_has_bytes(text: str) -> None
     for name in ("cl100k_base", "o200k_base"):
         encoding = tiktoken.get_encoding(name)
         assert len(encoding.encode(sent, disallowed_special=())) <= len(sent.encode())
+
+
+def test_a_model_without_a_price_says_cost_unknown_once(suite: CanarySuite) -> None:
+    unpriced = suite.settings.model_copy(update={"price": None})
+    suite.settings = unpriced
+    responses = [
+        LLMResponse(prompt_id=p.id, provider_model_id="openai/m", content="x", prompt_tokens=3)
+        for p in suite.prompts
+    ]
+    run = CanaryRunResult(
+        suite_name="judged", provider=ProviderConfig(model_id="openai/m"), llm_responses=responses
+    )
+    baseline = BaselineSnapshot(
+        snapshot_id="c" * 12, suite_name="judged", provider=run.provider, run_result=run
+    )
+    plan = plan_run(suite, pipeline.Overrides(), "openai/m", priced_by=baseline, pricer=None)
+    assert plan is not None and plan.cost_usd is None
+    assert plan.line().count("cost unknown") == 1
+    assert "cost unknown: LiteLLM has no price for openai/m" in plan.line()
