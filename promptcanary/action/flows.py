@@ -16,6 +16,7 @@ from promptcanary import pipeline
 from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
 from promptcanary.action.dispatch import start_check
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same_login
 from promptcanary.action.outcome import Outcome, ReportFiles
 from promptcanary.action.promote import check_in_workspace, commit_baseline
@@ -114,7 +115,7 @@ def ensure_promote_label(s: Session) -> None:
             f"check or create the label '{label}'", exc, permissions.ISSUES
         )
         s.workflow.notice(
-            f"{line} Without the label nobody can promote a run: create it in the repository's "
+            f"{line.text} Without the label nobody can promote a run: create it in the repository's "
             "labels.",
             title="PromptCanary",
         )
@@ -346,11 +347,14 @@ def promoted(
     check_note = failure = None
     unchecked = False
     if promotion.error is not None:
-        failure = promotion.error.message
-        failure += f" {promotion.error.hint}" if promotion.error.hint else ""
-        message = f"Could not commit the new baseline to '{branch}'. {failure}"
+        # GitHub's words (and the branch's name) stay quoted; our hint is Markdown.
+        hint = f" {promotion.error.hint}" if promotion.error.hint else ""
+        failure = FailureLine.of(Quoted(promotion.error.message), hint)
+        message = FailureLine.of(
+            "Could not commit the new baseline to ", Quoted(f"'{branch}'. "), failure
+        )
         s.failures.append(message)
-        s.workflow.warning(message, title="PromptCanary")
+        s.workflow.warning(message.text, title="PromptCanary")
     else:
         check_note = start_check(s, branch)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
+from promptcanary.action.failure_line import FailureLine
 from promptcanary.action.outcome import Outcome, ReportFiles
 from promptcanary.action.permissions import Permission, refusal_line
 from promptcanary.action.required_check import CheckRun, RequiredCheck
@@ -39,7 +40,8 @@ class Session:
     workflow: Workflow
     github: GitHubClient | None
     where: render.Where
-    failures: list[str] = field(default_factory=list)
+    failures: list[FailureLine] = field(default_factory=list)
+    """GitHub operations that failed: listed in the summary by :meth:`finish`."""
     comment_id: str = ""
     """Id of the sticky comment created or edited (the ``comment-id`` output)."""
     report_logged: bool = False
@@ -69,7 +71,7 @@ class Session:
             message = refusal_line(what, exc, needs, read_only_event=self.read_only_event())
             self.failures.append(message)
             self.workflow.warning(
-                message + " The report is in the job summary, the report files and this log.",
+                f"{message.text} The report is in the job summary, the report files and this log.",
                 title="PromptCanary",
             )
             return None
