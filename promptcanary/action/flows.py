@@ -148,13 +148,15 @@ def no_baseline(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outc
         report_path=files.write(".md", full),
         json_path=files.write(".run.json", run_to_json(run)),
     )
-    s.workflow.add_summary(
+    summary = (
         full
         if len(full) <= render.SUMMARY_REPORT_BUDGET
         else render.no_baseline_markdown(
             run, s.where, budget=render.SUMMARY_REPORT_BUDGET, searched=searched
         )
     )
+    s.decide(outcome, summary)
+    s.workflow.add_summary(summary)
     if s.plan.activity != "watch":
         body = render.no_baseline_markdown(
             run, s.where, budget=render.COMMENT_REPORT_BUDGET, searched=searched
@@ -201,6 +203,7 @@ def compared(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outcome
         if len(full) <= render.SUMMARY_REPORT_BUDGET
         else render.drift_markdown(report, s.where, budget=render.SUMMARY_REPORT_BUDGET)
     )
+    s.decide(outcome, summary)
     s.workflow.add_summary(summary)
     if s.plan.activity == "watch":
         outcome.comment_url = _watch(s, report, files)
@@ -326,6 +329,7 @@ def promoted(
             report_path=files.write(".md", markdown),
             json_path=files.write(".run.json", run_to_json(run)),
         )
+        s.decide(outcome, markdown)
         outcome.comment_url = s.comment(marker, markdown, files)
         return s.finish(outcome)
 
@@ -416,6 +420,7 @@ def promoted(
         json_path=files.write(".run.json", run_to_json(run)),
         baseline_path=s.workspace_relative(promotion.local_path),
     )
+    s.decide(outcome, markdown)
     s.workflow.add_summary(markdown)
     outcome.comment_url = s.comment(marker, markdown, files)
     number = s.plan.pr_number
