@@ -359,8 +359,6 @@ def promoted(
         )
         s.failures.append(message)
         s.workflow.warning(message.text, title="PromptCanary")
-    else:
-        check_note = start_check(s, branch)
 
     def body(check_run: str | None = None) -> str:
         return render.promoted_markdown(
@@ -383,7 +381,6 @@ def promoted(
             with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
 
-    markdown = body()
     result = "promoted" if promotion.commit is not None else "promotion-failed"
     if moved:
         result = "branch-moved"
@@ -392,6 +389,11 @@ def promoted(
         EXIT_OK if promotion.commit is not None else EXIT_PROMOTION_FAILED,
         run=run,
     )
+    # Whether the commit landed decides the exit code: what follows only tells GitHub.
+    s.decide(outcome, body())
+    if promotion.error is None:
+        check_note = start_check(s, branch)
+    markdown = body()
     if promotion.commit is not None:
         # The promoted run is by construction the baseline of the commit that carries it.
         published = s.publish_check(

@@ -77,6 +77,21 @@ def test_a_garbled_check_run_reply_keeps_the_passing_verdict(world: World) -> No
     assert "JSONDecodeError" in run.summary and REPORT_GROUP in run.stdout
 
 
+def test_a_garbled_check_run_reply_after_a_promotion_keeps_it_promoted(world: World) -> None:
+    world.runner.workflow_file = "promptcanary-promote.yml"
+    event = load_event("pull_request.labeled")
+    event["label"]["name"] = "promptcanary:promote"
+    world.gh.garble("POST", r"/check-runs$", CUT_OFF)
+    run = world.run("pull_request", event, **{"baseline-samples": "3"})
+
+    # The commit landed, so the promotion is decided: publishing it is what failed.
+    assert run.returncode == 0 and run.outputs["result"] == "promoted"
+    assert len(world.gh.repos[REPO].commits) == 1
+    [warned] = warnings_about(run, "publish the check run and the commit status")
+    assert "The verdict stands (exit code 0)" in warned
+    assert world.bot_comments() and REPORT_GROUP in run.stdout
+
+
 def test_the_same_failure_before_the_verdict_is_a_bug(world: World) -> None:
     drifting(world)
     world.gh.garble("POST", r"/check-runs$", CUT_OFF)  # the in-progress run, before any request
