@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from promptcanary.action import render
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.action.permissions import ACTIONS, fix_line
-from promptcanary.core.render.safety import md_code, md_text
+from promptcanary.core.render.safety import md_code
 from promptcanary.errors import GitHubError
 
 if TYPE_CHECKING:
@@ -44,33 +45,37 @@ def start_check(s: Session, branch: str) -> str:
         github.dispatch_workflow(workflow, ref=branch)
     except GitHubError as exc:
         reason = dispatch_refusal(workflow, exc)
-        s.failures.append(f"Could not start the check workflow '{workflow}': {reason}")
+        s.failures.append(
+            FailureLine.of("Could not start the check workflow ", md_code(workflow, 100), ": ")
+            + reason
+        )
         s.workflow.warning(
-            f"Could not start the check workflow '{workflow}' on '{branch}': {reason} Push a "
-            "commit to the branch, or close and reopen the pull request, to get the check.",
+            f"Could not start the check workflow '{workflow}' on '{branch}': {reason.text} Push "
+            "a commit to the branch, or close and reopen the pull request, to get the check.",
             title="PromptCanary",
         )
-        return render.check_not_started_note(reason)
+        return render.check_not_started_note(reason.markdown())
     return render.check_started_note(workflow, branch)
 
 
-def dispatch_refusal(workflow: str, exc: GitHubError) -> str:
-    """Why the dispatch failed and what to do, as Markdown (the workflow name is escaped)."""
+def dispatch_refusal(workflow: str, exc: GitHubError) -> FailureLine:
+    """Why the dispatch failed and what to do (the workflow name a code span, GitHub's words
+    quoted)."""
     workflow = md_code(workflow, 100)
     on_default = (
         " GitHub only dispatches a workflow whose file, with that trigger, is on the default "
         "branch: a trigger added in this pull request counts only after it is merged."
     )
     if exc.status in (401, 403) and not exc.rate_limited:
-        return "the token may not start workflows. " + fix_line(ACTIONS)
+        return FailureLine.of("the token may not start workflows. " + fix_line(ACTIONS))
     if exc.status == 404:
-        return (
+        return FailureLine.of(
             f"there is no workflow {workflow} in this repository. Set the `check-workflow` "
             "input to the file name of the workflow that runs the check." + on_default
         )
     if exc.status == 422:
-        return (
+        return FailureLine.of(
             f"the workflow {workflow} has no `workflow_dispatch` trigger. Add "
             "`workflow_dispatch:` under its `on:`." + on_default
         )
-    return md_text(exc.message, 400)
+    return FailureLine.of(Quoted(exc.message))

@@ -16,6 +16,7 @@ from promptcanary import pipeline
 from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
 from promptcanary.action.dispatch import start_check
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.action.github import DEFAULT_BOT_LOGIN, BranchMovedError, same_login
 from promptcanary.action.outcome import Outcome, ReportFiles
 from promptcanary.action.promote import check_in_workspace, commit_baseline
@@ -114,7 +115,7 @@ def ensure_promote_label(s: Session) -> None:
             f"check or create the label '{label}'", exc, permissions.ISSUES
         )
         s.workflow.notice(
-            f"{line} Without the label nobody can promote a run: create it in the repository's "
+            f"{line.text} Without the label nobody can promote a run: create it in the repository's "
             "labels.",
             title="PromptCanary",
         )
@@ -147,13 +148,15 @@ def no_baseline(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outc
         report_path=files.write(".md", full),
         json_path=files.write(".run.json", run_to_json(run)),
     )
-    s.workflow.add_summary(
+    summary = (
         full
         if len(full) <= render.SUMMARY_REPORT_BUDGET
         else render.no_baseline_markdown(
             run, s.where, budget=render.SUMMARY_REPORT_BUDGET, searched=searched
         )
     )
+    s.decide(outcome, summary)
+    s.workflow.add_summary(summary)
     if s.plan.activity != "watch":
         body = render.no_baseline_markdown(
             run, s.where, budget=render.COMMENT_REPORT_BUDGET, searched=searched
@@ -200,6 +203,7 @@ def compared(s: Session, checked: pipeline.Check, files: ReportFiles) -> Outcome
         if len(full) <= render.SUMMARY_REPORT_BUDGET
         else render.drift_markdown(report, s.where, budget=render.SUMMARY_REPORT_BUDGET)
     )
+    s.decide(outcome, summary)
     s.workflow.add_summary(summary)
     if s.plan.activity == "watch":
         outcome.comment_url = _watch(s, report, files)
@@ -325,6 +329,7 @@ def promoted(
             report_path=files.write(".md", markdown),
             json_path=files.write(".run.json", run_to_json(run)),
         )
+        s.decide(outcome, markdown)
         outcome.comment_url = s.comment(marker, markdown, files)
         return s.finish(outcome)
 
@@ -346,13 +351,14 @@ def promoted(
     check_note = failure = None
     unchecked = False
     if promotion.error is not None:
-        failure = promotion.error.message
-        failure += f" {promotion.error.hint}" if promotion.error.hint else ""
-        message = f"Could not commit the new baseline to '{branch}'. {failure}"
+        # GitHub's words (and the branch's name) stay quoted; our hint is Markdown.
+        hint = f" {promotion.error.hint}" if promotion.error.hint else ""
+        failure = FailureLine.of(Quoted(promotion.error.message), hint)
+        message = FailureLine.of(
+            "Could not commit the new baseline to ", Quoted(f"'{branch}'. "), failure
+        )
         s.failures.append(message)
-        s.workflow.warning(message, title="PromptCanary")
-    else:
-        check_note = start_check(s, branch)
+        s.workflow.warning(message.text, title="PromptCanary")
 
     def body(check_run: str | None = None) -> str:
         return render.promoted_markdown(
@@ -375,7 +381,6 @@ def promoted(
             with_files=[p for p in promotion.repo_paths if p != promotion.repo_path],
         )
 
-    markdown = body()
     result = "promoted" if promotion.commit is not None else "promotion-failed"
     if moved:
         result = "branch-moved"
@@ -384,6 +389,11 @@ def promoted(
         EXIT_OK if promotion.commit is not None else EXIT_PROMOTION_FAILED,
         run=run,
     )
+    # Whether the commit landed decides the exit code: what follows only tells GitHub.
+    s.decide(outcome, body())
+    if promotion.error is None:
+        check_note = start_check(s, branch)
+    markdown = body()
     if promotion.commit is not None:
         # The promoted run is by construction the baseline of the commit that carries it.
         published = s.publish_check(
@@ -412,6 +422,7 @@ def promoted(
         json_path=files.write(".run.json", run_to_json(run)),
         baseline_path=s.workspace_relative(promotion.local_path),
     )
+    s.decide(outcome, markdown)
     s.workflow.add_summary(markdown)
     outcome.comment_url = s.comment(marker, markdown, files)
     number = s.plan.pr_number

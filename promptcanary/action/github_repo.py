@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 #: Who comments with the workflow's default token (what GraphQL ``viewer`` answers for it).
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
+#: GitHub's prefix of an App installation token (server-to-server): the workflow's
+#: ``GITHUB_TOKEN`` and every App token. ``GET /user`` refuses them all.
+INSTALLATION_TOKEN_PREFIX = "ghs_"
 
 T = TypeVar("T")
 C = TypeVar("C", bound="RepoClient")
@@ -46,8 +49,17 @@ class RepoClient:
         repository: ``owner/name``.
     """
 
-    def __init__(self, gh: Github, repository: str, *, sender: Sender | None = None) -> None:
+    def __init__(
+        self,
+        gh: Github,
+        repository: str,
+        *,
+        sender: Sender | None = None,
+        installation_token: bool = False,
+    ) -> None:
         self._gh = gh
+        #: The token is an App's (``ghs_``): never ask ``GET /user``, which refuses it.
+        self.installation_token = installation_token
         self.repository = repository
         self.sender = sender or Sender()
         #: Every write goes through the sender (retries, read-back; see :meth:`Sender.send`).
@@ -111,7 +123,12 @@ class RepoClient:
             secondary_wait_s=secondary_rate_wait_s,
             sleep=sleep,
         )
-        return cls(gh, repository, sender=sender)
+        return cls(
+            gh,
+            repository,
+            sender=sender,
+            installation_token=token.startswith(INSTALLATION_TOKEN_PREFIX),
+        )
 
     @property
     def repo(self) -> Repository:
@@ -129,27 +146,39 @@ class RepoClient:
     # ── identity ──
 
     def login(self) -> str | None:
-        """The login the token writes as, or None when GitHub will not say.
+        """The login the token writes as, or None when GitHub will not say (asked once).
 
-        ``GET /user`` answers for personal tokens only; installation tokens (the workflow's
-        ``GITHUB_TOKEN``, GitHub App tokens) are refused there but GraphQL ``viewer { login }``
-        answers for them (``github-actions[bot]``, ``my-app[bot]``).
+        GraphQL ``viewer { login }`` answers for every kind of token: a person's login for a
+        personal token, ``github-actions[bot]`` / ``my-app[bot]`` for an App installation token
+        (the workflow's ``GITHUB_TOKEN`` is one). ``GET /user`` answers personal tokens only and
+        refuses installation tokens with 403 "Resource not accessible by integration", so it is
+        only a fallback for a personal token GraphQL did not answer (never for a ``ghs_`` token:
+        a request bound to fail, and a refusal in the organisation's audit log, on every run).
         """
         if not self._login_known:
             self._login_known = True
-            try:
-                self._login = call("read the token's user", lambda: self._gh.get_user().login)
-            except GitHubError:
-                try:
-                    _, data = self.send(
-                        "read the token's GraphQL viewer",
-                        lambda: self._gh.requester.graphql_query("query { viewer { login } }", {}),
-                        safe=True,  # a query
-                    )
-                    self._login = str(data["data"]["viewer"]["login"])
-                except (GitHubError, KeyError, TypeError):
-                    self._login = None
+            self._login = self._viewer_login()
+            if self._login is None and not self.installation_token:
+                self._login = self._user_login()
         return self._login
+
+    def _viewer_login(self) -> str | None:
+        try:
+            _, data = self.send(
+                "read the token's GraphQL viewer",
+                lambda: self._gh.requester.graphql_query("query { viewer { login } }", {}),
+                safe=True,  # a query
+            )
+            login = data["data"]["viewer"]["login"]
+        except (GitHubError, KeyError, TypeError):
+            return None
+        return login if isinstance(login, str) and login else None
+
+    def _user_login(self) -> str | None:
+        try:
+            return str(call("read the token's user", lambda: self._gh.get_user().login))
+        except GitHubError:
+            return None
 
     def is_ours(self, user: Any) -> bool:
         """True when ``user`` (a PyGithub user of a comment or issue) is the token's account.

@@ -131,11 +131,18 @@ def action(
     run = result.run
     folder = reports_dir(context, warn=lambda text: workflow.warning(text, title="PromptCanary"))
     files = ReportFiles(folder, run.suite_name, run.provider.model_id, owner_of=context.workspace)
-    if isinstance(result, pipeline.BaselineRun):
-        return flows.promoted(session, result, files, policy)
-    if result.report is None:
-        return flows.no_baseline(session, result, files)
-    return flows.compared(session, result, files)
+    try:
+        if isinstance(result, pipeline.BaselineRun):
+            return flows.promoted(session, result, files, policy)
+        if result.report is None:
+            return flows.no_baseline(session, result, files)
+        return flows.compared(session, result, files)
+    except Exception as exc:
+        # Once the gate has decided, failing to tell GitHub must not turn its verdict into
+        # exit 4 (a crash) or lose it; before that, a failure is a bug and stays one.
+        if session.decided is None:
+            raise
+        return session.after_publish_failed(exc)
 
 
 def _overrides(config: ActionConfig) -> pipeline.Overrides:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.errors import GitHubError
 
 
@@ -74,14 +75,20 @@ def fix_line(permission: Permission, *, read_only_event: bool = False) -> str:
 
 def refusal_line(
     what: str, exc: GitHubError, permission: Permission, *, read_only_event: bool = False
-) -> str:
+) -> FailureLine:
     """One line for a refused operation: what failed, GitHub's answer, and — for a missing
-    permission — the one permission and its YAML; any other refusal keeps its own hint."""
+    permission — the one permission and its YAML; any other refusal keeps its own hint.
+    ``what`` may name a label or a branch, and the message is GitHub's: both stay quoted."""
     if not is_permission_refusal(exc):
-        return f"Could not {what}. {exc.message}" + (f" {exc.hint}" if exc.hint else "")
-    said = f" ({exc.github_message})" if exc.github_message else ""
-    return f"Could not {what}: GitHub answered HTTP 403{said}. " + fix_line(
-        permission, read_only_event=read_only_event
+        hint = f" {exc.hint}" if exc.hint else ""
+        return FailureLine.of(Quoted(f"Could not {what}. {exc.message}"), hint)
+    said = FailureLine.of(" (", Quoted(exc.github_message), ")") if exc.github_message else ""
+    return FailureLine.of(
+        Quoted(f"Could not {what}"),
+        ": GitHub answered HTTP 403",
+        said,
+        ". ",
+        fix_line(permission, read_only_event=read_only_event),
     )
 
 

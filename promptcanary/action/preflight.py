@@ -162,9 +162,9 @@ def promotion_now(s: Session) -> Outcome | None:
     except GitHubError as exc:
         # A private repository answers 403 to a job that left out `pull-requests: read`.
         refused = refusal_line(f"read pull request #{number} before promoting", exc, PULLS_READ)
-        message = f"{refused} Promoting as the event says."
+        message = refused + " Promoting as the event says."
         s.failures.append(message)
-        s.workflow.warning(message, title="PromptCanary")
+        s.workflow.warning(message.text, title="PromptCanary")
         return None
     suite_name, model = s.suite_and_model()
     state = guards.promotion_state(

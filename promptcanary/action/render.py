@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptcanary.action import comment
+from promptcanary.action.failure_line import FailureLine
 from promptcanary.core.models import BaselineSnapshot, CanaryRunResult, DriftReport, Retest
 from promptcanary.core.render import fmt
 from promptcanary.core.render.safety import md_code, md_text, safe_url
@@ -199,7 +200,7 @@ def promoted_markdown(
     where: Where,
     on_pull_request: bool = True,
     check_note: str | None = None,
-    failure: str | None = None,
+    failure: FailureLine | None = None,
     branch_moved: bool = False,
     check_run: str | None = None,
     head_unchecked: bool = False,
@@ -211,8 +212,8 @@ def promoted_markdown(
     previous baseline and ``change_summary`` its one-line summary (None for the first baseline).
     ``check_run`` names the check run published on the new commit; ``check_note`` says whether
     the check workflow was started on the new head and ``needs_person`` what is left to a
-    person (both our own Markdown); ``failure`` says why nothing was committed (plain text,
-    escaped here).
+    person (both our own Markdown); ``failure`` says why nothing was committed (GitHub's words
+    escaped, our hint as Markdown).
     """
     run = snapshot.run_result
     suite, model = md_code(run.suite_name, 100), md_code(run.provider.model_id, 100)
@@ -254,7 +255,7 @@ def promoted_markdown(
             f"This run was saved as {path}{_together(with_files)} in the workspace, but "
             f"**committing it to "
             f"{md_code(branch, 100)} failed**"
-            + (f": {md_text(failure, 600)}" if failure else " (see the warnings of this run).")
+            + (f": {failure.markdown()}" if failure else " (see the warnings of this run).")
         )
         lines += [
             "",
@@ -441,9 +442,10 @@ def healthy_comment(report: DriftReport, where: Where) -> str:
     )
 
 
-def github_failure_note(failures: list[str]) -> str:
-    """A job-summary section listing GitHub operations that failed (our own messages)."""
-    items = "\n".join(f"- {md_text(f, 500)}" for f in failures)
+def github_failure_note(failures: list[FailureLine]) -> str:
+    """A job-summary section listing GitHub operations that failed: our own words as Markdown,
+    GitHub's (and any name or text we do not control) escaped."""
+    items = "\n".join(f"- {f.markdown()}" for f in failures)
     return f"### ⚠️ GitHub refused some operations\n\n{items}\n\nThe report above is complete."
 
 

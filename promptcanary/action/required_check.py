@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from promptcanary.action import checks
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.action.github_statuses import STATUS_DESCRIPTION_LIMIT
 from promptcanary.action.permissions import CHECKS, STATUSES, Permission
 from promptcanary.action.workflow import Workflow
@@ -109,7 +110,7 @@ class RequiredCheck:
     github: GitHubClient | None
     workflow: Workflow
     run_url: str | None
-    failures: list[str]
+    failures: list[FailureLine]
     checks_refused: bool = False
     """The token may not create check runs: said once, not tried again."""
     statuses_refused: bool = False
@@ -262,6 +263,6 @@ class RequiredCheck:
                 title="PromptCanary",
             )
         else:
-            message = f"Could not {what}. {exc.message}"
+            message = FailureLine.of(Quoted(f"Could not {what}. {exc.message}"))
             self.failures.append(message)
-            self.workflow.warning(message, title="PromptCanary")
+            self.workflow.warning(message.text, title="PromptCanary")

@@ -3,10 +3,15 @@ commit (the commit status and the check run, :mod:`.required_check`).
 
 A GitHub refusal becomes a ``::warning::`` (or, for a permission the job may lack on purpose, one
 ``::notice::``) and a note in the summary; it never loses the report or changes the gate decision.
+Nor does a failure nothing translated (PyGithub tripping on a malformed reply) once the gate has
+decided (:meth:`Session.decide`): the verdict was reached, only telling GitHub failed, so the step
+keeps the gate's exit code, warns naming what failed and prints the report in the log. Before the
+verdict such a failure is a bug and ends the step with exit 4 (:func:`promptcanary.action.main`).
 """
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,12 +19,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from promptcanary.action import checks, permissions, render
 from promptcanary.action.activities import Plan
+from promptcanary.action.failure_line import FailureLine, Quoted
 from promptcanary.action.outcome import Outcome, ReportFiles
 from promptcanary.action.permissions import Permission, refusal_line
 from promptcanary.action.required_check import CheckRun, RequiredCheck
 from promptcanary.action.settings import ActionConfig, GitHubContext
 from promptcanary.action.workflow import Workflow
-from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError
+from promptcanary.errors import EXIT_INCONCLUSIVE, EXIT_OK, GitHubError, redact
 
 if TYPE_CHECKING:
     from promptcanary.action.github import GitHubClient
@@ -39,11 +45,16 @@ class Session:
     workflow: Workflow
     github: GitHubClient | None
     where: render.Where
-    failures: list[str] = field(default_factory=list)
+    failures: list[FailureLine] = field(default_factory=list)
+    """GitHub operations that failed: listed in the summary by :meth:`finish`."""
     comment_id: str = ""
     """Id of the sticky comment created or edited (the ``comment-id`` output)."""
     report_logged: bool = False
     """The report was printed to the log (once is enough: see :meth:`report_in_log`)."""
+    decided: Outcome | None = None
+    """The gate's decision, once made: from then on a failure to publish keeps its exit code."""
+    decided_report: str = ""
+    """The report of :attr:`decided` (Markdown), printed in the log when publishing it fails."""
     required: RequiredCheck = field(init=False)
     """Publishes the verdict on commits: the commit status and the check run of its name."""
 
@@ -69,10 +80,47 @@ class Session:
             message = refusal_line(what, exc, needs, read_only_event=self.read_only_event())
             self.failures.append(message)
             self.workflow.warning(
-                message + " The report is in the job summary, the report files and this log.",
+                f"{message.text} The report is in the job summary, the report files and this log.",
                 title="PromptCanary",
             )
             return None
+        except Exception as exc:
+            if self.decided is None:
+                raise  # before the verdict a bug is a bug: exit 4
+            self.publish_failed(what, exc)
+            return None
+
+    def decide(self, outcome: Outcome, report: str) -> Outcome:
+        """Record the gate's decision (``outcome``) and its ``report`` before anything is
+        published: from here on a failure to publish keeps the exit code (:meth:`publish_failed`)."""
+        self.decided, self.decided_report = outcome, report
+        return outcome
+
+    def publish_failed(self, what: str, exc: Exception) -> None:
+        """An untranslated failure while telling GitHub a decided verdict: a warning naming what
+        failed, a note in the summary, the report and the (redacted) traceback in the log."""
+        assert self.decided is not None
+        message = FailureLine.of(
+            Quoted(f"Could not {what}: {type(exc).__name__}: {redact(str(exc))}"),
+            f". The verdict stands (exit code {self.decided.exit_code}); this is a bug in "
+            "PromptCanary, please report it with the traceback in the log.",
+        )
+        self.failures.append(message)
+        self.workflow.warning(
+            f"{message.text} The report is in the job summary, the report files and this log.",
+            title="PromptCanary",
+        )
+        # Fixed group titles: `what` may name a label or a suite, and a group line is a command.
+        self.workflow.log("::group::PromptCanary: traceback of the failure to publish")
+        self.workflow.print_untrusted(redact(traceback.format_exc()))
+        self.workflow.log("::endgroup::")
+        self.report_in_log(self.decided_report, "publishing the verdict failed")
+
+    def after_publish_failed(self, exc: Exception) -> Outcome:
+        """The decided outcome, after a failure to publish that no narrower step caught."""
+        assert self.decided is not None
+        self.publish_failed("publish the verdict", exc)
+        return self.finish(self.decided)
 
     def read_only_event(self) -> bool:
         """True when GitHub gave this job a read-only token no ``permissions:`` can widen: a
@@ -136,7 +184,14 @@ class Session:
         check run of its name (see :mod:`.required_check`); returns the check run's URL ('' when
         not published). A permission the token lacks is said once: the job's own check still
         carries the exit code."""
-        url = self.required.publish(check, outcome)
+        try:
+            url = self.required.publish(check, outcome)
+        except Exception as exc:
+            if self.decided is None:
+                raise
+            name = checks.check_name(check.suite_name, check.model_id)
+            self.publish_failed(f"publish the check run and the commit status '{name}'", exc)
+            return ""
         if self.github is not None and self.required.checks_refused:
             self.report_in_log(check.summary, "the check run was not published")
         return url
@@ -183,7 +238,7 @@ def skipped(
     s.workflow.add_summary(markdown)
     s.workflow.notice(reason.replace("`", ""), title="PromptCanary skipped")
     code = EXIT_INCONCLUSIVE if unmeasured and s.config.fail_on_skip else EXIT_OK
-    outcome = Outcome("skipped", code)
+    outcome = s.decide(Outcome("skipped", code), markdown)
     if check is not None:
         s.publish_check(
             CheckRun(

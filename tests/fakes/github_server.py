@@ -43,7 +43,8 @@ head, and behaves like GitHub where the Action depends on it:
 - :meth:`FakeGitHubServer.rate_limit` answers a secondary rate limit (403 or 429, with or
   without ``Retry-After``);
 - any request can be made to fail with :meth:`FakeGitHubServer.fail`, also *after* it succeeded
-  (a 502 on a write that was applied).
+  (a 502 on a write that was applied), or answered with a malformed body after it landed
+  (:meth:`FakeGitHubServer.garble`).
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ class Failure:
     """True: the request is carried out first, then answered with ``status``."""
     headers: dict[str, str] = field(default_factory=dict)
     """Headers of the refusal (``Retry-After``)."""
+    raw: bytes | None = None
+    """With ``after``: the request is carried out and answered with its own status, but with
+    this body instead of its JSON (a reply cut off mid-way: :meth:`FakeGitHubServer.garble`)."""
 
 
 @dataclass
@@ -316,6 +320,13 @@ class FakeGitHubServer(LoopbackHTTPServer):
                 after,
                 dict(headers or {}),
             )
+        )
+
+    def garble(self, method: str, path_regex: str, raw: bytes, *, times: int | None = None) -> None:
+        """Carry out matching requests, then answer them with ``raw`` as the body (its status
+        kept): a malformed reply PyGithub cannot read, after the write landed."""
+        self.failures.append(
+            Failure(method.upper(), re.compile(path_regex), 0, times, "", after=True, raw=raw)
         )
 
     def rate_limit(
@@ -590,10 +601,15 @@ def _make_handler(fake: FakeGitHubServer) -> type[BaseHTTPRequestHandler]:
                 except Answer as answer:
                     status, payload, headers = answer.status, answer.payload, answer.headers
                 late = self._late_failure(method, path, status)
-                if late is not None:
+                if late is not None and late.raw is not None:
+                    payload = late.raw
+                elif late is not None:
                     status, payload, headers = late.status, {"message": late.message}, late.headers
                 fake.requests.append((method, path, status))
-            data = b"" if status == 204 else json.dumps(payload).encode()
+            if isinstance(payload, bytes):
+                data = payload
+            else:
+                data = b"" if status == 204 else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))

@@ -67,6 +67,12 @@ def logged_report(run: ActionRun) -> str:
     return "\n".join(lines[start + 2 : end])
 
 
+def failure_note(run: ActionRun) -> str:
+    """The summary's list of refused operations (its last section)."""
+    start = run.summary.index("### ⚠️ GitHub refused some operations")
+    return run.summary[start:]
+
+
 def comment_file(run: ActionRun) -> str:
     kept = Path(run.outputs["report-path"]).with_name("support-bot__openai-fake.comment.md")
     return kept.read_text(encoding="utf-8")
@@ -99,9 +105,10 @@ def test_a_comment_refused_for_want_of_permission_names_it_and_the_log_has_the_r
     ]
     assert logged_report(run) == comment_file(run)
     assert "CRITICAL drift" in logged_report(run) and "capital" in logged_report(run)
-    assert (
-        "CRITICAL drift" in run.summary and "The token lacks \\`pull-requests: write" in run.summary
-    )
+    # Our own line is Markdown in the summary: the permission is a code span, not `\``.
+    note = failure_note(run)
+    assert "CRITICAL drift" in run.summary and "\\`" not in note
+    assert "The token lacks `pull-requests: write`: add `pull-requests: write` to" in note
     # The token is masked before anything else and never printed again.
     assert run.stdout.count(NO_PR_WRITE) == 1
     assert run.stdout.startswith("::add-mask::") and f"::add-mask::{NO_PR_WRITE}" in run.stdout
@@ -139,6 +146,23 @@ def test_any_other_refused_comment_keeps_its_reason_and_the_log_has_the_report(
     assert logged_report(run) == comment_file(run)
     assert "CRITICAL drift" in run.summary and "GitHub refused some operations" in run.summary
     assert max(world.sleeps, default=0) < 3600
+
+
+def test_the_summary_renders_our_words_and_escapes_githubs(world: World) -> None:
+    """GitHub's answer is not ours: its backticks, emphasis and mentions stay inert in the
+    summary's list, while the permission line we wrote keeps its code spans."""
+    drifting(world)
+    said = "Resource not accessible by `integration` **now** @octocat"
+    world.gh.fail("POST", r"/issues/2/comments$", 403, message=said)
+    run = world.run("pull_request", load_event("pull_request.opened"))
+
+    assert run.returncode == 1  # the gate stands
+    [refused] = [w for w in run.commands("warning") if "comment on pull request #2" in w]
+    assert f"HTTP 403 ({said})" in refused  # the log shows GitHub's words as they came
+    note = failure_note(run)
+    assert "(Resource not accessible by \\`integration\\` \\*\\*now\\*\\* @\u200boctocat)" in note
+    assert "`integration`" not in note.replace("\\`", "") and "@octocat" not in note
+    assert "add `pull-requests: write` to the job's `permissions:`" in note
 
 
 def test_without_a_token_the_log_has_the_report(world: World) -> None:
@@ -222,8 +246,8 @@ def test_a_refused_promotion_commit_names_contents_write_and_what_the_pr_waits_f
     assert len(refused) == 1 and "The token lacks `contents: write`" in refused[0]
     assert "add `contents: write` to the job's `permissions:`" in refused[0]
     body = world.bot_comments()[0]["body"]
-    # Our own line, escaped like everything GitHub said around it.
-    assert "The token lacks \\`contents: write\\`" in body
+    # Our own line is Markdown (a code span); only what GitHub said around it is escaped.
+    assert "The token lacks `contents: write`" in body and "\\`contents" not in body
     assert "keeps the verdict of the last check of this head" in body
     assert "the label stays on it" in body and "removed and added again" in body
     assert LABEL in {label["name"] for label in world.gh.repos[REPO].issues[PR]["labels"]}

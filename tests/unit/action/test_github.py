@@ -28,6 +28,8 @@ from tests.fakes.github_server import (
 
 REPO = "octo/repo"
 PAT = "ghp_personaltoken000000000000000000000"
+#: A personal token on a server whose GraphQL refuses it: GET /user is its only way to say who.
+PAT_NO_GRAPHQL = "ghp_nographqlpersonal0000000000000000"
 MARKER = "<!-- promptcanary: suite=s, model=m -->"
 NO_GRAPHQL = "ghs_nographqltoken000000000000000000"
 CONTENTS_READ = "ghs_contentsreadtoken00000000000000"
@@ -37,6 +39,7 @@ CONTENTS_READ = "ghs_contentsreadtoken00000000000000"
 def gh() -> Iterator[FakeGitHubServer]:
     tokens = {
         PAT: Token("octo-maintainer", can_read_user=True),
+        PAT_NO_GRAPHQL: Token("octo-dev", can_read_user=True, graphql=False),
         NO_GRAPHQL: Token("other-app[bot]", graphql=False),
         CONTENTS_READ: Token(
             "github-actions[bot]", permissions={"contents": "read", "pull-requests": "write"}
@@ -66,7 +69,9 @@ def client(gh: FakeGitHubServer, token: str = DEFAULT_TOKEN, retries: int = 2) -
 def test_default_token_is_the_actions_bot_through_graphql(gh: FakeGitHubServer) -> None:
     c = client(gh)
     assert c.login() == DEFAULT_BOT_LOGIN and c.login() == DEFAULT_BOT_LOGIN
-    assert gh.count("GET", "^/user$") == 1 and gh.count("POST", "^/graphql$") == 1
+    # GraphQL first: GET /user refuses every installation token, so it is never asked (it was
+    # asked first before, one 403 per run in the organisation's audit log).
+    assert gh.count("GET", "^/user$") == 0 and gh.count("POST", "^/graphql$") == 1
 
 
 def test_an_app_token_finds_its_own_comment_on_every_run(gh: FakeGitHubServer) -> None:
@@ -77,8 +82,8 @@ def test_an_app_token_finds_its_own_comment_on_every_run(gh: FakeGitHubServer) -
     mine = gh.repos[REPO].comments_on(5)
     assert [c["user"]["login"] for c in mine] == [APP_LOGIN]
     assert mine[0]["body"].endswith("run 2")
-    # Runs 2 and 3 had a comment to judge: GET /user refused, then GraphQL viewer answered.
-    assert gh.count("GET", "^/user$") == 2 and gh.count("POST", "^/graphql$") >= 2
+    # Runs 2 and 3 had a comment to judge: GraphQL viewer answered, GET /user was never asked.
+    assert gh.count("GET", "^/user$") == 0 and gh.count("POST", "^/graphql$") >= 2
 
 
 def test_our_comment_quoting_another_suites_marker_is_not_that_suites_comment(
@@ -109,6 +114,12 @@ def test_a_watch_issue_is_found_only_by_a_marker_that_starts_its_body(gh: FakeGi
     assert own.number != quoting.number
 
 
+def test_a_personal_token_graphql_refuses_falls_back_to_get_user(gh: FakeGitHubServer) -> None:
+    c = client(gh, PAT_NO_GRAPHQL)
+    assert c.login() == "octo-dev" and c.login() == "octo-dev"  # asked once
+    assert gh.count("POST", "^/graphql$") == 1 and gh.count("GET", "^/user$") == 1
+
+
 def test_logins_match_with_or_without_the_bot_suffix() -> None:
     assert same_login("my-app[bot]", "my-app") and same_login("My-App", "my-app[bot]")
     assert not same_login("my-app[bot]", "my-apps[bot]")
@@ -119,6 +130,8 @@ def test_without_any_identity_a_bot_comment_with_the_marker_counts(gh: FakeGitHu
     gh.add_comment(REPO, 5, f"{MARKER}\nquoted by a human", login="mallory")
     c = client(gh, NO_GRAPHQL)
     assert c.login() is None
+    # An installation token (ghs_): GET /user would refuse it, so it is not asked either.
+    assert gh.count("GET", "^/user$") == 0 and gh.count("POST", "^/graphql$") == 1
     c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\none")
     c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\ntwo")
     bodies = [x["body"] for x in gh.repos[REPO].comments_on(5)]
@@ -154,6 +167,7 @@ def test_duplicates_left_by_older_versions_are_cleaned_up(gh: FakeGitHubServer) 
 def test_personal_token_uses_its_own_login(gh: FakeGitHubServer) -> None:
     c = client(gh, PAT)
     assert c.login() == "octo-maintainer"
+    assert gh.count("POST", "^/graphql$") == 1 and gh.count("GET", "^/user$") == 0
     ref = c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nhi")
     assert gh.repos[REPO].comments_on(5)[0]["user"]["login"] == "octo-maintainer"
     assert c.upsert_comment(5, marker=MARKER, body=f"{MARKER}\nagain") == ref

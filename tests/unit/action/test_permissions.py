@@ -16,7 +16,7 @@ def refused(status: int, message: str, headers: dict[str, str] | None = None) ->
 
 def test_a_403_names_the_permission_and_the_yaml_that_grants_it() -> None:
     exc = refused(403, "Resource not accessible by integration")
-    line = permissions.refusal_line("comment on pull request #2", exc, permissions.COMMENTS)
+    line = permissions.refusal_line("comment on pull request #2", exc, permissions.COMMENTS).text
     assert line == (
         "Could not comment on pull request #2: GitHub answered HTTP 403 (Resource not accessible "
         "by integration). The token lacks `pull-requests: write`: add `pull-requests: write` to "
