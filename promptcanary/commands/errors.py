@@ -114,18 +114,24 @@ def _say_interrupted(argv: list[str] | None, interrupt: BaseException | None = N
 
 def resume_command(words: list[str], path: Path) -> str:
     """The command line that was interrupted, resuming from ``path`` (an earlier ``--resume``
-    replaced: the new file holds its answers too)."""
+    replaced: the new file holds its answers too). It is printed, so ``--api-base`` is shown
+    without credentials, query or fragment, as everywhere else."""
     import shlex
 
+    from promptcanary.core.run.breaker import display_url
+
     kept: list[str] = []
-    skip = False
+    previous = ""
     for word in words:
-        if skip:
-            skip = False
-        elif word == "--resume":
-            skip = True
-        elif not word.startswith("--resume="):
+        if previous == "--resume":
+            pass
+        elif previous == "--api-base":
+            kept.append(display_url(word))
+        elif word.startswith("--api-base="):
+            kept.append("--api-base=" + display_url(word.removeprefix("--api-base=")))
+        elif word != "--resume" and not word.startswith("--resume="):
             kept.append(word)
+        previous = word
     return shlex.join(["promptcanary", *kept, "--resume", str(path)])
 
 

@@ -94,9 +94,10 @@ class Overrides:
                 hint="Use one of the two.",
             )
         if self.resume is not None and (self.replay is not None or self.batch or self.batch_id):
+            other = "--replay" if self.replay is not None else "--batch"
             raise ConfigError(
-                "--resume asks the model what the interrupted run did not answer; "
-                + ("--replay sends nothing" if self.replay is not None else "--batch sends all"),
+                f"cannot be combined with {other}: a resumed run asks the model, request by "
+                "request, only what the interrupted run did not answer",
                 field="--resume",
                 hint="Use one of the two.",
             )

@@ -92,3 +92,14 @@ def test_the_resume_command_is_the_interrupted_one_with_the_new_file() -> None:
     assert resume_command(["compare", "--resume=old.json"], kept) == (
         "promptcanary compare --resume .promptcanary/interrupted/s__m.json"
     )
+
+
+def test_the_resume_command_shows_no_credentials_of_the_base_url() -> None:
+    kept = Path("k.json")
+    words = ["run", "--api-base", "https://me:s3cret@llm.example/v1?key=abc", "-p", "openai/x"]
+    command = resume_command(words, kept)
+    assert "s3cret" not in command and "abc" not in command
+    assert (
+        command == "promptcanary run --api-base https://llm.example/v1 -p openai/x --resume k.json"
+    )
+    assert "s3cret" not in resume_command(["run", "--api-base=https://me:s3cret@h/v1"], kept)
