@@ -180,6 +180,14 @@ ReplayOpt = Annotated[
     Path | None,
     typer.Option("--replay", help="Re-score the responses of a saved run JSON (no model calls)."),
 ]
+ResumeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--resume",
+        help="Answer from a run interrupted with Ctrl-C (.promptcanary/interrupted/...) what it "
+        "answered, and ask the model only the rest.",
+    ),
+]
 BatchOpt = Annotated[
     bool,
     typer.Option(
@@ -269,6 +277,7 @@ def run(
     api_base: ApiBaseOpt = None,
     env_file: EnvFileOpt = None,
     replay: ReplayOpt = None,
+    resume: ResumeOpt = None,
     batch: BatchOpt = False,
     batch_timeout: BatchTimeoutOpt = "24h",
     batch_poll: BatchPollOpt = "10s",
@@ -343,6 +352,7 @@ def compare(
     api_base: ApiBaseOpt = None,
     env_file: EnvFileOpt = None,
     replay: ReplayOpt = None,
+    resume: ResumeOpt = None,
     batch: BatchOpt = False,
     batch_timeout: BatchTimeoutOpt = "24h",
     batch_poll: BatchPollOpt = "10s",

@@ -12,6 +12,7 @@
     │   └── RequestNotSentError       the client library refused to send it (never retried)  (exit 3)
     ├── VerdictError                  an LLM judge's reply is no verdict (also ValueError)   (exit 3)
     ├── MeasurementError              the run measured nothing usable (all errored, aborted) (exit 3)
+    ├── RunInterruptedError           Ctrl-C stopped a run; what arrived is kept (also a KeyboardInterrupt) (exit 130)
     ├── StorageError                  baselines could not be read or written                 (exit 2)
     │   ├── BaselineNotFoundError     no baseline to compare with (also a FileNotFoundError) (exit 3)
     │   ├── BaselineRemovedError      (Action) the pull request removed its base's baseline  (exit 1)
@@ -33,7 +34,7 @@ CLI and the Action both use :func:`exit_code_for` (``error.exit_code`` reads the
     3  could not measure: inconclusive run, provider down, no baseline
     4  a bug in PromptCanary (an exception it did not raise on purpose)
     5  (Action) a promotion was measured but its baseline could not be committed
-  130  interrupted (Ctrl-C); nothing was saved
+  130  interrupted (Ctrl-C); the answers a run had received are kept to resume from
  Messages never contain secrets: use :func:`redact` on anything that came from
 a provider before putting it into an error.
 """
@@ -44,7 +45,10 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from promptcanary.core.models import CanaryRunResult
 
 #: Exit code: everything fine (no drift at/over the threshold).
 EXIT_OK = 0
@@ -59,7 +63,8 @@ EXIT_INTERNAL = 4
 #: Exit code (Action only): a promotion was measured but its baseline could not be committed
 #: (GitHub refused the commit, or the branch moved since the label).
 EXIT_PROMOTION_FAILED = 5
-#: Exit code: stopped by Ctrl-C (128 + SIGINT, as shells report it); nothing was saved.
+#: Exit code: stopped by Ctrl-C (128 + SIGINT, as shells report it); a live run keeps the answers
+#: it had received (:class:`RunInterruptedError`).
 EXIT_INTERRUPTED = 130
 
 
@@ -248,6 +253,24 @@ class MeasurementError(PromptCanaryError):
     """The run could not measure anything trustworthy (every prompt errored, run aborted...)."""
 
 
+class RunInterruptedError(PromptCanaryError, KeyboardInterrupt):
+    """Ctrl-C stopped a live run: ``partial`` is the run with every answer that had arrived
+    (the rest recorded as not sent), ``path`` where it was kept once the pipeline wrote it.
+
+    Also a KeyboardInterrupt, so code that stops on Ctrl-C still stops.
+    """
+
+    def __init__(self, message: str, partial: CanaryRunResult, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.path = path
+
+    @property
+    def kept(self) -> int:
+        """The answers received (the responses without an error)."""
+        return sum(1 for r in self.partial.llm_responses if r.error is None)
+
+
 class StorageError(PromptCanaryError):
     """Baselines could not be read or written."""
 
@@ -328,6 +351,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     ProviderError: EXIT_INCONCLUSIVE,
     VerdictError: EXIT_INCONCLUSIVE,
     MeasurementError: EXIT_INCONCLUSIVE,
+    RunInterruptedError: EXIT_INTERRUPTED,
     StorageError: EXIT_USAGE,
     BaselineNotFoundError: EXIT_INCONCLUSIVE,
     # The gate fails: comparing with nothing would have passed.

@@ -57,10 +57,12 @@ class CompareArgs(RunFlags):
 
 
 def _check_args(args: CompareArgs) -> None:
-    if args.current is not None and (args.provider or args.replay or args.batch or args.batch_id):
+    if args.current is not None and (
+        args.provider or args.replay or args.resume or args.batch or args.batch_id
+    ):
         raise ConfigError(
             "--current compares a saved run; it cannot be combined with -p/--provider, "
-            "--replay or --batch",
+            "--replay, --resume or --batch",
             field="--current",
         )
     if args.current is None and args.config is None:

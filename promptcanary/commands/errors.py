@@ -6,6 +6,7 @@ import functools
 import os
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 from promptcanary.errors import (
@@ -14,6 +15,7 @@ from promptcanary.errors import (
     EXIT_USAGE,
     ConfigError,
     PromptCanaryError,
+    RunInterruptedError,
     exit_code_for,
     redact,
 )
@@ -75,28 +77,62 @@ def _validation_message(exc: BaseException) -> str | None:
     return redact(f"invalid {model} field '{where}': {first.get('msg', 'invalid')}{shown}")
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """True when ``exc`` is, or was raised while handling, a KeyboardInterrupt."""
+def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt that ``exc`` is, or was raised while handling; None if none."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         if isinstance(current, KeyboardInterrupt):
-            return True
+            return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return False
+    return None
 
 
-def _say_interrupted(argv: list[str] | None) -> int:
-    """One line on stderr, no traceback. A run or comparison writes its files only once it is
-    complete, so after Ctrl-C nothing of it was saved."""
-    words = argv if argv is not None else sys.argv[1:]
+def _say_interrupted(argv: list[str] | None, interrupt: BaseException | None = None) -> int:
+    """One line on stderr, no traceback. A live run keeps the answers it had received
+    (:class:`RunInterruptedError` says where): the line says how many, the file, and the command
+    that resumes. Otherwise nothing of the run or comparison was saved: they write their files
+    only once complete."""
+    words = list(argv if argv is not None else sys.argv[1:])
     command = next((w for w in words if not w.startswith("-")), "")
-    if command in ("run", "compare"):
-        sys.stderr.write(f"Interrupted: `promptcanary {command}` stopped; nothing was saved.\n")
-    else:
+    if command not in ("run", "compare"):
         sys.stderr.write("Interrupted.\n")
+    elif isinstance(interrupt, RunInterruptedError) and interrupt.path is not None:
+        sys.stderr.write(
+            redact(
+                f"Interrupted: `promptcanary {command}` stopped; kept {interrupt.kept:,} "
+                f"answer(s) in {interrupt.path}; resume with: "
+                f"{resume_command(words, interrupt.path)}"
+            )
+            + "\n"
+        )
+    else:
+        sys.stderr.write(f"Interrupted: `promptcanary {command}` stopped; nothing was saved.\n")
     return EXIT_INTERRUPTED
+
+
+def resume_command(words: list[str], path: Path) -> str:
+    """The command line that was interrupted, resuming from ``path`` (an earlier ``--resume``
+    replaced: the new file holds its answers too). It is printed, so ``--api-base`` is shown
+    without credentials, query or fragment, as everywhere else."""
+    import shlex
+
+    from promptcanary.core.run.breaker import display_url
+
+    kept: list[str] = []
+    previous = ""
+    for word in words:
+        if previous == "--resume":
+            pass
+        elif previous == "--api-base":
+            kept.append(display_url(word))
+        elif word.startswith("--api-base="):
+            kept.append("--api-base=" + display_url(word.removeprefix("--api-base=")))
+        elif word != "--resume" and not word.startswith("--resume="):
+            kept.append(word)
+        previous = word
+    return shlex.join(["promptcanary", *kept, "--resume", str(path)])
 
 
 @functools.cache
@@ -127,12 +163,15 @@ def run_cli(app: Any, argv: list[str] | None) -> int:
     try:
         _command(app)(args=argv, prog_name="promptcanary")
     except SystemExit as exc:
-        if _interrupted(exc):  # typer turns Ctrl-C into a silent exit 130
-            return _say_interrupted(argv)
+        interrupt = _interruption(exc)
+        if interrupt is not None:  # typer turns Ctrl-C into a silent exit 130
+            return _say_interrupted(argv, interrupt)
         code = exc.code
         if code is None:
             return 0
         return code if isinstance(code, int) else EXIT_USAGE
+    except RunInterruptedError as exc:  # a KeyboardInterrupt too, with the answers kept
+        return _say_interrupted(argv, exc)
     except PromptCanaryError as exc:
         print_error(exc)
         return exit_code_for(exc)

@@ -68,17 +68,27 @@ def _workflow(name: str) -> str:
     return (files("promptcanary.commands") / "templates" / name).read_text(encoding="utf-8")
 
 
+#: What ``init`` adds to .gitignore, each with the comment saying why, when the line is missing.
+_IGNORED = (
+    (".env", "# Provider keys for promptcanary (see .env.example)"),
+    (".promptcanary/", "# Runs interrupted with Ctrl-C, kept to resume from (docs/runs.md)"),
+)
+
+
 def _gitignore(directory: Path) -> dict[Path, str]:
-    """.gitignore with ``.env`` added (keys must never be committed); other lines are kept."""
+    """.gitignore with ``.env`` (keys must never be committed) and ``.promptcanary/`` (working
+    files) added; other lines are kept."""
     path = directory / ".gitignore"
     try:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""
     except (OSError, UnicodeDecodeError):
         return {}
-    if ".env" in (line.strip() for line in current.splitlines()):
+    present = {line.strip() for line in current.splitlines()}
+    added = "".join(f"{why}\n{line}\n" for line, why in _IGNORED if line not in present)
+    if not added:
         return {}
     sep = "" if not current or current.endswith("\n") else "\n"
-    return {path: f"{current}{sep}# Provider keys for promptcanary (see .env.example)\n.env\n"}
+    return {path: f"{current}{sep}{added}"}
 
 
 def _default_name(directory: Path) -> str:

@@ -51,6 +51,8 @@ class Overrides:
     """Base URL of an OpenAI-compatible server (LiteLLM's ``api_base``)."""
     replay: Path | None = None
     """Answer from this saved run (or baseline file) instead of calling a model."""
+    resume: Path | None = None
+    """Answer from this interrupted run what it answered, and ask the model only the rest."""
     batch: bool = False
     """Send the suite as one provider batch job (about half the price, answers within 24 h)
     instead of request by request; see :func:`measure_batch`."""
@@ -89,6 +91,14 @@ class Overrides:
             raise ConfigError(
                 "--batch sends requests; --replay sends none",
                 field="--batch",
+                hint="Use one of the two.",
+            )
+        if self.resume is not None and (self.replay is not None or self.batch or self.batch_id):
+            other = "--replay" if self.replay is not None else "--batch"
+            raise ConfigError(
+                f"cannot be combined with {other}: a resumed run asks the model, request by "
+                "request, only what the interrupted run did not answer",
+                field="--resume",
                 hint="Use one of the two.",
             )
         if self.alpha is not None and not 0.0 < self.alpha < 1.0:

@@ -215,7 +215,7 @@ def test_compare_batch_flag_errors_name_the_flag(project: Path) -> None:
         timeout = pc(
             "compare", "-c", "canary.yaml", *flags(server, "--batch-timeout", "0s"), cwd=project
         )
-    assert current.returncode == 2 and "--replay or --batch" in current.stderr
+    assert current.returncode == 2 and "--replay, --resume or --batch" in current.stderr
     assert timeout.returncode == 2
     assert "--batch-timeout" in timeout.stderr and "positive duration" in timeout.stderr
     assert "----" not in timeout.stderr

@@ -115,6 +115,8 @@ def test_init_keeps_dot_env_out_of_git(tmp_path: Path) -> None:
     assert run_cli("init", cwd=tmp_path).returncode == 0
     assert (tmp_path / ".gitignore").read_text().splitlines()[0] == "build/"
     assert ".env" in (tmp_path / ".gitignore").read_text().splitlines()
+    # Runs interrupted with Ctrl-C are kept there to resume from: working files, never committed.
+    assert ".promptcanary/" in (tmp_path / ".gitignore").read_text().splitlines()
 
 
 def test_a_run_that_measured_nothing_says_so_and_offers_no_baseline(project: Path) -> None:

@@ -32,6 +32,7 @@ from promptcanary.core.verdict.adaptive import (
     split_phases,
 )
 from promptcanary.core.verdict.behaviour import topup_prompts
+from promptcanary.errors import RunInterruptedError
 
 if TYPE_CHECKING:
     from promptcanary.core.models import BaselineSnapshot
@@ -95,15 +96,18 @@ def measure_adaptive(
             if budget <= 0:
                 return [], "max_cost_usd was spent before the confirmation finished"
         sub_options = replace(options, samples=count, sample_offset=offset, max_cost_usd=budget)
-        part = _stamped(
-            run_suite(
+        try:
+            answered = run_suite(
                 subset_of(suite, prompt_ids),
                 provider,
                 sub_options,
                 progress=labelled(progress, purpose[0]),
-            ),
-            "confirmation",
-        )
+            )
+        except RunInterruptedError as exc:  # Ctrl-C: keep the screening and earlier rounds too
+            so_far = [*rounds, _stamped(exc.partial, "confirmation")]
+            whole = _merged(suite, screening_run, so_far, record=None, aborted=exc.partial.aborted)
+            raise RunInterruptedError(str(exc), whole) from exc
+        part = _stamped(answered, "confirmation")
         rounds.append(part)
         kinds.append(purpose[0])
         spent[0] += part.usage.cost_usd or 0.0

@@ -41,7 +41,7 @@ log = logging.getLogger("promptcanary.runner")
 
 @dataclass
 class _Stop:
-    kind: str  # "auth" | "budget" | "connection"
+    kind: str  # "auth" | "budget" | "connection" | "interrupted"
     reason: str  # why, for result.aborted
     skip_message: str  # stored on each job that was not sent
 
@@ -69,6 +69,7 @@ class RunExecution:
         self.responses: list[LLMResponse | None] = [None] * len(self.jobs)
         self.results: list[list[ProbeResult]] = [[] for _ in self.jobs]
         self.stop: _Stop | None = None
+        self.partial: CanaryRunResult | None = None  # the run so far, once Ctrl-C stopped it
         self.stopped = asyncio.Event()  # set with ``stop``: wakes retries waiting out a backoff
         self.breaker = ConnectionBreaker(options.stop_after_connection_failures)
         self.spent = 0.0
@@ -108,6 +109,11 @@ class RunExecution:
                 ]
                 await asyncio.gather(*workers)
                 await asyncio.gather(*probing)
+            except asyncio.CancelledError:
+                # Ctrl-C (asyncio.run cancels the run on SIGINT): the answers that arrived are
+                # paid for; keep them as a run that stopped, for run_suite to hand on.
+                self.interrupted(started)
+                raise
             finally:
                 self.scorer.shutdown()
                 aborted = self.aborted_text()
@@ -119,6 +125,9 @@ class RunExecution:
                     total=len(self.jobs),
                     aborted=aborted,
                 )
+        return self.result(started, aborted)
+
+    def result(self, started: datetime, aborted: str | None) -> CanaryRunResult:
         result = CanaryRunResult(
             suite_name=self.suite.name,
             provider=self.config,
@@ -134,6 +143,26 @@ class RunExecution:
             result.probe_results.extend(results)
         result.finished_at = datetime.now(timezone.utc)
         return result
+
+    def interrupted(self, started: datetime) -> None:
+        """Stop on Ctrl-C: ``self.partial`` becomes the run so far, every job without an answer
+        (not sent yet, or abandoned in flight) recorded as not sent, as a run that stopped on
+        its budget records them."""
+        self.halt(
+            _Stop(
+                kind="interrupted",
+                reason="Interrupted (Ctrl-C).",
+                skip_message="Not sent: the run was interrupted (Ctrl-C).",
+            )
+        )
+        assert self.stop is not None
+        for index, (prompt, sample) in enumerate(self.jobs):
+            if self.responses[index] is None:
+                self.skipped += 1
+                self.responses[index] = self.errored(
+                    prompt, sample, self.stop.skip_message, None, self.stop.kind, 0
+                )
+        self.partial = self.result(started, self.aborted_text())
 
     def aborted_text(self) -> str | None:
         if self.stop is None:

@@ -15,6 +15,9 @@ How a run goes:
   recorded as errored with one reason and :attr:`CanaryRunResult.aborted` says why. A spent
   ``max_cost_usd`` budget does the same, and so does a server that cannot be reached at all
   (:mod:`~promptcanary.core.run.breaker`). :func:`abort_kind` tells which of these happened.
+* Ctrl-C stops sending: :func:`run_suite` raises :class:`~promptcanary.errors.RunInterruptedError`
+  holding the run so far (every answer that arrived; the other jobs recorded as not sent), a
+  KeyboardInterrupt that the pipeline keeps to resume from.
 
 Results keep the suite's order (prompt, then sample, then probe), whatever order responses arrive in.
 """
@@ -31,6 +34,7 @@ from promptcanary.core.models.seed import NO_SEED
 from promptcanary.core.run.engine import RunExecution
 from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.core.run.scoring import probe_one
+from promptcanary.errors import RunInterruptedError
 from promptcanary.providers.base import CURRENT_SAMPLE
 
 if TYPE_CHECKING:
@@ -109,7 +113,9 @@ def run_suite(
         # of Python 3.11 and 3.12 formats repr() of its main task twice (SIGINT bookkeeping in
         # signal._int_to_enum), and a task's repr includes its result: a whole run, ~10 ms each
         # for 200 responses.
-        box["result"] = await arun_suite(suite, provider, options, progress=progress)
+        execution = _execution(suite, provider, options, progress)
+        box["execution"] = execution
+        box["result"] = await execution.execute()
 
     try:
         asyncio.get_running_loop()
@@ -121,7 +127,16 @@ def run_suite(
                 return run_in_workers(
                     suite, _configured(provider, options), options, run_suite, progress=progress
                 )
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        except KeyboardInterrupt as exc:
+            # Raised by asyncio.run only after the first Ctrl-C cancelled the run (a second one
+            # in the meantime raises on at once, with nothing kept).
+            execution: RunExecution | None = box.get("execution")
+            partial = execution.partial if execution is not None else None
+            if partial is None or isinstance(exc, RunInterruptedError):
+                raise
+            raise RunInterruptedError("the run was interrupted (Ctrl-C)", partial) from exc
         return cast("CanaryRunResult", box["result"])
 
     def target() -> None:
@@ -150,13 +165,21 @@ async def arun_suite(
     ``progress`` receives the run's events; when it is None and ``options.show_progress`` is
     set, a default display is used (:func:`promptcanary.core.run.progress.make_progress`).
     """
+    return await _execution(suite, provider, options, progress).execute()
+
+
+def _execution(
+    suite: RunnableSuite,
+    provider: BaseLLMProvider,
+    options: RunOptions,
+    progress: ProgressCallback | None,
+) -> RunExecution:
     provider = _configured(provider, options)
-    config = provider.config
     if progress is None and options.show_progress:
         from promptcanary.core.run.progress import make_progress
 
         progress = make_progress()
-    return await RunExecution(suite, provider, config, options, progress).execute()
+    return RunExecution(suite, provider, provider.config, options, progress)
 
 
 def _configured(provider: BaseLLMProvider, options: RunOptions) -> BaseLLMProvider:

@@ -14,6 +14,7 @@ from promptcanary.pipeline.measure import measure, measure_shard, unusable_reaso
 from promptcanary.pipeline.overrides import Overrides
 from promptcanary.pipeline.ports import Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
+from promptcanary.pipeline.resume import kept_on_interrupt, resumed_plan, resuming
 from promptcanary.pipeline.verdict import compare_with_settings
 
 if TYPE_CHECKING:
@@ -54,13 +55,15 @@ class BaselineRun:
 
 
 def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
-    """Load the suite, make the provider, find the baseline it replaces, announce the plan,
-    measure, keep the run, judge whether it is usable, save it.
+    """Load the suite, make the provider (answering first from an interrupted run with
+    ``--resume``), find the baseline it replaces, announce the plan, measure, keep the run, judge
+    whether it is usable, save it.
 
     Raises:
         ConfigError: the suite or the overrides are invalid, no model is named, or the plan was
             not confirmed (exit 2, nothing sent).
         StorageError: the baseline could not be written (its text is kept elsewhere).
+        RunInterruptedError: Ctrl-C stopped the measurement; its answers were kept (``path``).
     """
     from promptcanary.core.suite import CanarySuite
     from promptcanary.errors import PromptCanaryError
@@ -68,6 +71,7 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
     overrides, shard = request.overrides, request.shard
     suite = CanarySuite.from_yaml(request.config)
     provider = ports.make_provider(resolve_model(overrides, suite), overrides)
+    provider, resume = resuming(overrides, suite, provider)
     model = provider.config.model_id
     try:  # it prices the plan and shows the change: one that cannot be read stops nothing
         previous = latest_baseline(ports.store, suite.name, model)
@@ -83,18 +87,20 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
             priced_by=previous,
             pricer=ports.pricer,
         )
-    ports.announce(Ready(suite, model, plan))
-    if shard is not None:
-        run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)
-    else:
-        run = measure(
-            suite,
-            provider,
-            overrides,
-            progress=ports.progress,
-            for_baseline=request.save,
-            notify=ports.notify,
-        )
+    answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
+    ports.announce(Ready(suite, model, resumed_plan(plan, answered), answered))
+    with kept_on_interrupt(request.config, overrides):
+        if shard is not None:
+            run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)
+        else:
+            run = measure(
+                suite,
+                provider,
+                overrides,
+                progress=ports.progress,
+                for_baseline=request.save,
+                notify=ports.notify,
+            )
     ports.keep(run)
     unusable = unusable_reason(run, overrides.error_limit(suite.settings))
     change = saved = None

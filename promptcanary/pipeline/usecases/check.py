@@ -15,6 +15,7 @@ from promptcanary.pipeline.measure import measure, retest_finding, unusable_reas
 from promptcanary.pipeline.overrides import Overrides
 from promptcanary.pipeline.ports import MissingBaseline, Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
+from promptcanary.pipeline.resume import kept_on_interrupt, resumed_plan, resuming
 from promptcanary.pipeline.verdict import GatePolicy, Verdict, compare_with_settings, gate
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ def check(request: CheckRequest, ports: Ports) -> Check:
             not confirmed (exit 2, nothing sent).
         BaselineNotFoundError: no baseline and ``require_baseline`` (exit 3, nothing sent).
         SuiteMismatchError: ``request.baseline`` is another suite's (exit 2, nothing sent).
+        RunInterruptedError: Ctrl-C stopped the measurement; its answers were kept (``path``).
     """
     # One scope per check: the answers the gate of samples: auto featurised, grouped and
     # permuted serve compare's answer test of the same answers (the same numbers, computed
@@ -83,7 +85,7 @@ def _check(request: CheckRequest, ports: Ports) -> Check:
     from promptcanary.core.config import SuiteSettings, load_header
 
     overrides, config = request.overrides, request.config
-    suite, provider = None, None
+    suite, provider, resume = None, None, None
     if request.current is None:
         # Only here: a saved run needs canary.yaml's header, not the probes (every probe module
         # and its patterns, ~15 ms of `compare --current`'s start).
@@ -92,6 +94,7 @@ def _check(request: CheckRequest, ports: Ports) -> Check:
         assert config is not None
         suite = CanarySuite.from_yaml(config)
         provider = ports.make_provider(resolve_model(overrides, suite), overrides)
+        provider, resume = resuming(overrides, suite, provider)
         name, model, settings = suite.name, provider.config.model_id, suite.settings
     else:  # a saved run: canary.yaml gives only the suite's name and thresholds
         named, settings = load_header(config) if config is not None else (None, SuiteSettings())
@@ -107,15 +110,18 @@ def _check(request: CheckRequest, ports: Ports) -> Check:
         ports.missing_baseline(MissingBaseline(name, model, ports.store.directory))
     if suite is not None and provider is not None:
         plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
-        ports.announce(Ready(suite, model, plan))
-        run = measure(
-            suite,
-            provider,
-            overrides,
-            progress=ports.progress,
-            baseline=baseline,
-            notify=ports.notify,
-        )
+        answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
+        ports.announce(Ready(suite, model, resumed_plan(plan, answered), answered))
+        assert config is not None
+        with kept_on_interrupt(config, overrides):
+            run = measure(
+                suite,
+                provider,
+                overrides,
+                progress=ports.progress,
+                baseline=baseline,
+                notify=ports.notify,
+            )
     ports.keep(run)
     unusable = unusable_reason(run, overrides.error_limit(settings))
     report, path = None, request.baseline
