@@ -342,9 +342,7 @@ def cli_ports(
         store=store,
         progress=progress_callback(not flags.no_progress and not flags.quiet),
         notify=None if flags.quiet else (lambda line: stderr_console().print(line)),
-        announce=lambda ready: announce_plan(
-            ready.plan, yes=flags.yes, quiet=flags.quiet, answered=ready.answered
-        ),
+        announce=lambda ready: announce_plan(ready.plan, yes=flags.yes, quiet=flags.quiet),
         keep=keep,
         pricer=litellm_price,
     )
@@ -361,10 +359,9 @@ def interactive() -> bool:
         return False
 
 
-def announce_plan(plan: RunPlan | None, *, yes: bool, quiet: bool, answered: int = 0) -> None:
+def announce_plan(plan: RunPlan | None, *, yes: bool, quiet: bool) -> None:
     """Print what the run will send and cost; in a terminal, ask first when that is over the
-    thresholds (pipeline/cost.py; ``--yes`` skips the question, CI is never asked). ``answered``:
-    the requests a resumed interrupted run answered already (``plan`` counts only the rest).
+    thresholds (pipeline/cost.py; ``--yes`` skips the question, CI is never asked).
 
     Raises:
         ConfigError: the question was answered no (exit 2, nothing sent).
@@ -383,7 +380,7 @@ def announce_plan(plan: RunPlan | None, *, yes: bool, quiet: bool, answered: int
     )
     if quiet and not ask:
         return
-    sys.stderr.write(_plan_line(plan, answered) + "\n")
+    sys.stderr.write(plan.line() + "\n")
     if not ask:
         return
     sys.stderr.write("Send them? [y/N] ")
@@ -397,19 +394,3 @@ def announce_plan(plan: RunPlan | None, *, yes: bool, quiet: bool, answered: int
         hint="Pass --yes (-y) to send without asking; PROMPTCANARY_CONFIRM_REQUESTS and "
         "PROMPTCANARY_CONFIRM_USD move the thresholds (1000 requests, $1).",
     )
-
-
-def _plan_line(plan: RunPlan, answered: int) -> str:
-    """The plan's line; resuming, its count says what is left and what was answered: ``Plan: 12
-    request(s) (36 answered by the interrupted run; 4 prompt(s) x 12 in all) on m; ...``."""
-    line = plan.line()
-    if not answered:
-        return line
-    whole = f"{plan.requests:,} request(s) ({plan.prompts:,} prompt(s) x {plan.samples})"
-    left = (
-        f"{plan.requests:,} request(s) ({answered:,} answered by the interrupted run; "
-        f"{plan.prompts:,} prompt(s) x {plan.samples} in all)"
-    )
-    if whole in line:
-        return line.replace(whole, left, 1)
-    return f"{line} ({answered:,} answered by the interrupted run)"

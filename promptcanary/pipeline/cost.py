@@ -62,13 +62,16 @@ class RunPlan:
     model has no price. The judge's requests are not in it."""
     max_tokens: int | None = None
     """The answers' token limit the ceiling assumes."""
+    answered: int = 0
+    """Resuming an interrupted run: the requests it answered already, not sent again (counted
+    in no other figure here)."""
 
     def line(self) -> str:
         """One line for a terminal: ``Plan: 4,500 requests (1,500 prompts x 3) on m, ~$0.12``."""
-        text = (
-            f"Plan: {self.requests:,} request(s) ({self.prompts:,} prompt(s) x {self.samples}) "
-            f"on {self.model}"
-        )
+        shape = f"{self.prompts:,} prompt(s) x {self.samples}"
+        if self.answered:
+            shape = f"{self.answered:,} answered by the interrupted run; {shape} in all"
+        text = f"Plan: {self.requests:,} request(s) ({shape}) on {self.model}"
         if self.expected is not None and self.expected > self.requests:
             text = (
                 f"Plan: about {self.expected:,} request(s) if nothing changed ({self.prompts:,} "

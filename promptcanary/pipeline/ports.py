@@ -37,9 +37,6 @@ class Ready:
     plan: RunPlan | None
     """The requests and their estimated cost; None when nothing is sent (a replay) or the run
     is one slice of a sharded run."""
-    answered: int = 0
-    """Requests not sent because the interrupted run being resumed answered them (``plan``
-    counts only the others)."""
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,7 @@ def resumed_plan(plan: RunPlan | None, answered: int) -> RunPlan | None:
         expected=None if plan.expected is None else max(0, plan.expected - answered),
         cost_usd=cost,
         ceiling_usd=ceiling,
+        answered=answered,
     )
 
 

@@ -88,7 +88,7 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
             pricer=ports.pricer,
         )
     answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
-    ports.announce(Ready(suite, model, resumed_plan(plan, answered), answered))
+    ports.announce(Ready(suite, model, resumed_plan(plan, answered)))
     with kept_on_interrupt(request.config, overrides):
         if shard is not None:
             run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)

@@ -111,7 +111,7 @@ def _check(request: CheckRequest, ports: Ports) -> Check:
     if suite is not None and provider is not None:
         plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
         answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
-        ports.announce(Ready(suite, model, resumed_plan(plan, answered), answered))
+        ports.announce(Ready(suite, model, resumed_plan(plan, answered)))
         assert config is not None
         with kept_on_interrupt(config, overrides):
             run = measure(
