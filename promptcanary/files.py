@@ -20,8 +20,12 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from promptcanary.errors import ConfigError, PromptCanaryError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "MAX_JSON_BYTES",
@@ -112,17 +116,22 @@ def _too_large(what: str, size: int, limit: int, *, at_least: bool = False) -> s
     return f"the {what} is {_size(size)}; the limit is {_size(limit)}"
 
 
-def read_text(
-    path: str | Path,
-    *,
-    what: str = "file",
-    limit: int = MAX_JSON_BYTES,
-    error: type[PromptCanaryError] = ConfigError,
-    hint: str | None = None,
-) -> str:
-    """:func:`read_bytes` decoded as UTF-8 (a leading byte-order mark is dropped)."""
+class ReadOptions(TypedDict, total=False):
+    """:func:`read_bytes`'s keyword arguments, which :func:`read_text` passes on (their
+    defaults are read_bytes' own: one place for them)."""
+
+    what: str
+    limit: int
+    error: type[PromptCanaryError]
+    hint: str | None
+
+
+def read_text(path: str | Path, **options: Unpack[ReadOptions]) -> str:
+    """:func:`read_bytes` decoded as UTF-8 (a leading byte-order mark is dropped); a file that is
+    not UTF-8 raises ``error`` too."""
     p = Path(path)
-    data = read_bytes(p, what=what, limit=limit, error=error, hint=hint)
+    data = read_bytes(p, **options)
+    error = options.get("error", ConfigError)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -262,7 +262,9 @@ class RunFlags:
     max_cost: float | None = None
     api_base: str | None = None
     replay: Path | None = None
+    """``--replay``: answer from a saved run (or baseline), sending nothing."""
     resume: Path | None = None
+    """``--resume``: answer from an interrupted run what it answered; ask the model the rest."""
     batch: bool = False
     batch_timeout: str = "24h"
     batch_poll: str = "10s"

@@ -37,8 +37,8 @@ class ResumingProvider(RecordedProvider):
         live: BaseLLMProvider,
         answers: Mapping[tuple[str, int], LLMResponse],
         *,
-        source: str = "the interrupted run",
-        texts: Mapping[str, str] | None = None,
+        source: str,
+        texts: Mapping[str, str],
     ) -> None:
         super().__init__(live.config, answers, source=source, kind="resume", texts=texts)
         self.live = live
