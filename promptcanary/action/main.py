@@ -66,6 +66,22 @@ def action(
         )
     where = render.Where(run_url=context.run_url, promote_label=config.promote_label)
     session = flows.Session(config, context, plan, workflow, github, where)
+    # A check started on the commit (pending status, check run in progress) that an error then
+    # stops is settled as that error: left pending, it would say the job stopped early and ask
+    # for a re-run, when the job ended on an error its log names (a cancelled job cannot settle
+    # it, and stays pending: see required_check).
+    with session.required.settled_on_error():
+        return _act(session, plan, environ, make_provider)
+
+
+def _act(
+    session: flows.Session,
+    plan: Plan,
+    environ: Mapping[str, str],
+    make_provider: pipeline.ProviderFactory,
+) -> Outcome:
+    """The activity :func:`action` decided: skip, the fork companion, a promotion or a check."""
+    config, context, workflow = session.config, session.context, session.workflow
     if plan.activity == "skip":
         return flows.skipped(
             session, _with_withheld(plan, config, environ), unmeasured=plan.unmeasured

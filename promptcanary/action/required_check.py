@@ -25,6 +25,8 @@ without ``statuses: write`` the check run alone is, as before.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,7 +36,15 @@ from promptcanary.action.github_statuses import STATUS_DESCRIPTION_LIMIT
 from promptcanary.action.permissions import CHECKS, STATUSES, Permission
 from promptcanary.action.workflow import Workflow
 from promptcanary.core.render.safety import one_line
-from promptcanary.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, GitHubError
+from promptcanary.errors import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    GitHubError,
+    PromptCanaryError,
+    exit_code_for,
+    redact,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,6 +56,12 @@ if TYPE_CHECKING:
 #: The pending status's description: what a status left pending means and what to do.
 PENDING_DESCRIPTION = (
     "Measuring. Still pending after the job ended? It stopped early: re-run the job."
+)
+#: The summary of a started check run that an error stopped before the verdict.
+STOPPED_SUMMARY = (
+    "PromptCanary stopped on an error before it reached a verdict (exit code {code}); the "
+    "workflow run's log (Details) says what it was and what to do. Re-run the job once it is "
+    "fixed."
 )
 #: The started check run's title and summary.
 STARTED_TITLE = "Measuring this commit"
@@ -192,6 +208,51 @@ class RequiredCheck:
         except GitHubError as exc:
             self._check_run_refused(name, exc)
             return None
+
+    @contextlib.contextmanager
+    def settled_on_error(self) -> Iterator[None]:
+        """Settle the started check as the error that escapes the block (see :meth:`settle`);
+        the error itself goes on unchanged."""
+        try:
+            yield
+        except Exception as exc:
+            # A cancelled job (GitHub sends SIGINT) is no error of the check: it stays pending,
+            # saying to re-run the job.
+            if not isinstance(exc, KeyboardInterrupt):
+                self.settle(exc)
+            raise
+
+    def settle(self, exc: Exception) -> None:
+        """The check :meth:`start` published and no verdict completed, settled as ``exc``: the
+        status ``error`` (or ``failure``) with the error's first words, the check run completed
+        as a failure saying what stopped it. Nothing raised here may hide ``exc``."""
+        started, self.started = self.started, None
+        if started is None or self.github is None:
+            return
+        code = exit_code_for(exc)
+        what = exc.message if isinstance(exc, PromptCanaryError) else type(exc).__name__
+        title = one_line(f"PromptCanary stopped: {redact(what)}", 200)
+        try:
+            self._set_status(
+                started.head_sha, started.name, status_state("", code), description_for(title)
+            )
+            run_id, github = started.check_run_id, self.github
+            if run_id is not None:
+                self._send_check_run(
+                    started.name,
+                    lambda: github.complete_check_run(
+                        run_id,
+                        conclusion="failure",
+                        title=title,
+                        summary=STOPPED_SUMMARY.format(code=code),
+                        annotations=[],
+                    ),
+                )
+        except Exception as problem:  # a reply PyGithub cannot read, say: the error stands
+            self.workflow.warning(
+                f"Could not settle the check '{started.name}': {type(problem).__name__}.",
+                title="PromptCanary",
+            )
 
     def _set_status(self, sha: str, name: str, state: str, description: str) -> bool:
         """Set the status; a missing ``statuses: write`` is said once and not tried again."""

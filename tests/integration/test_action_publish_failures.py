@@ -100,3 +100,16 @@ def test_the_same_failure_before_the_verdict_is_a_bug(world: World) -> None:
     assert run.returncode == 4
     assert any("PromptCanary crashed: JSONDecodeError" in e for e in run.commands("error"))
     assert run.outputs.get("result", "") == "" and REPORT_GROUP not in run.stdout
+
+
+def test_a_check_started_then_stopped_by_an_error_is_settled_as_that_error(world: World) -> None:
+    """The pending status said "Still pending after the job ended? It stopped early: re-run the
+    job" — true of a cancelled job, not of one that ended on an error its log names."""
+    drifting(world)
+    world.gh.garble("POST", r"/check-runs$", CUT_OFF)
+    run = world.run("pull_request", load_event("pull_request.opened"))
+
+    assert run.returncode == 4
+    statuses = [s for s in world.gh.repos[REPO].statuses]
+    assert [s["state"] for s in statuses] == ["pending", "error"]
+    assert statuses[-1]["description"] == "PromptCanary stopped: JSONDecodeError"

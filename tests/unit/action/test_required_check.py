@@ -193,3 +193,29 @@ def test_a_rate_limited_403_is_a_warning_not_a_permission(gh: FakeGitHubServer) 
     required.start(HEAD_SHA, "s", "m")
     assert "lacks" not in log.getvalue()
     assert any("commit status" in f for f in required.failures)
+
+
+def test_settling_a_started_check_as_an_error_completes_both_with_its_words(
+    gh: FakeGitHubServer,
+) -> None:
+    from promptcanary.errors import ConfigError
+
+    required, _ = _required(gh)
+    required.start(HEAD_SHA, "s", "m")
+    with pytest.raises(ConfigError), required.settled_on_error():
+        raise ConfigError("the judge's host is not allowed", field="judge-hosts")
+    states = [s["state"] for s in gh.repos[REPO].statuses]
+    assert states == ["pending", "error"]
+    [check] = gh.repos[REPO].check_runs.values()
+    assert (check["status"], check["conclusion"]) == ("completed", "failure")
+    assert check["output"]["title"].startswith("PromptCanary stopped: judge-hosts:")
+    assert "exit code 2" in check["output"]["summary"]
+    assert required.started is None
+
+
+def test_a_cancelled_job_leaves_its_check_pending(gh: FakeGitHubServer) -> None:
+    required, _ = _required(gh)
+    required.start(HEAD_SHA, "s", "m")
+    with pytest.raises(KeyboardInterrupt), required.settled_on_error():
+        raise KeyboardInterrupt
+    assert [s["state"] for s in gh.repos[REPO].statuses] == ["pending"]
