@@ -154,9 +154,9 @@ def plan_run(
         expected or requests, baseline=known, model=model, pricer=pricer, price=settings.price
     )
     judges = _judges(suite)
-    per_answer = sum(len(models) for models in judges.values()) / max(1, len(suite.prompts))
+    per_answer = len(judges) / max(1, len(suite.prompts))
     judged = round((expected or requests) * per_answer)
-    judge_cost = _judge_cost(suite, known, judged) if judged else None
+    judge_cost = _judge_cost({pid for _, pid, _ in judges}, known, judged) if judged else None
     if cost is not None and judge_cost is not None:
         cost += judge_cost
     ceiling, max_tokens = (None, None)
@@ -172,32 +172,35 @@ def plan_run(
         cost_note=note,
         expected=expected,
         judged=judged,
-        judges=tuple(sorted({m for models in judges.values() for m in models})),
+        judges=tuple(sorted({model for _, _, model in judges})),
         judge_cost_usd=judge_cost,
         ceiling_usd=ceiling,
         max_tokens=max_tokens,
     )
 
 
-def _judges(suite: CanarySuite) -> dict[str, list[str]]:
-    """Prompt id -> the models its probes ask about each of its answers (a judge per
-    ``llm_judge`` probe that applies to it)."""
-    return {
-        prompt.id: [m for probe, _ in suite.probes_for(prompt) if (m := probe.asks_model)]
+def _judges(suite: CanarySuite) -> list[tuple[str, str, str]]:
+    """(prompt id, probe id, model) for each probe that asks a model about each answer of a
+    prompt (a judge per ``llm_judge`` probe that applies to it)."""
+    return [
+        (prompt.id, pid, model)
         for prompt in suite.prompts
-    }
+        for probe, pid in suite.probes_for(prompt)
+        if (model := probe.asks_model)
+    ]
 
 
-def _judge_cost(suite: CanarySuite, baseline: BaselineSnapshot | None, judged: int) -> float | None:
-    """USD of ``judged`` judge requests at the baseline's mean judge cost per graded answer
-    (None without a baseline that recorded one)."""
+def _judge_cost(
+    probe_ids: set[str], baseline: BaselineSnapshot | None, judged: int
+) -> float | None:
+    """USD of ``judged`` judge requests at the baseline's mean cost per answer its judging
+    probes (``probe_ids``) graded (None without a baseline that recorded one)."""
     if baseline is None:
         return None
-    ids = {pid for p in suite.prompts for probe, pid in suite.probes_for(p) if probe.asks_model}
     costs = [
         r.cost_usd
         for r in baseline.run_result.probe_results
-        if r.probe_id in ids and r.cost_usd is not None
+        if r.probe_id in probe_ids and r.cost_usd is not None
     ]
     return judged * sum(costs) / len(costs) if costs else None
 

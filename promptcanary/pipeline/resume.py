@@ -170,6 +170,14 @@ def _check_prompts(path: Path, run: CanaryRunResult, suite: CanarySuite) -> None
                 )
 
 
+def still_to_send(plan: RunPlan | None, resume: Resume | None) -> RunPlan | None:
+    """The plan of what a run still sends: ``plan`` less what the interrupted run ``resume``
+    answered (``plan`` itself without one)."""
+    if plan is None or resume is None:
+        return plan
+    return resumed_plan(plan, resume.answered(plan.samples))
+
+
 def resumed_plan(plan: RunPlan | None, answered: int) -> RunPlan | None:
     """``plan`` without the ``answered`` requests the interrupted run answered already; its cost
     estimate shrinks in proportion (a judge still grades every answer)."""

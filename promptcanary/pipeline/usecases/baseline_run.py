@@ -14,7 +14,7 @@ from promptcanary.pipeline.measure import measure, measure_shard, unusable_reaso
 from promptcanary.pipeline.overrides import Overrides
 from promptcanary.pipeline.ports import Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
-from promptcanary.pipeline.resume import kept_on_interrupt, resumed_plan, resuming
+from promptcanary.pipeline.resume import kept_on_interrupt, resuming, still_to_send
 from promptcanary.pipeline.verdict import compare_with_settings
 
 if TYPE_CHECKING:
@@ -87,8 +87,7 @@ def baseline_run(request: BaselineRunRequest, ports: Ports) -> BaselineRun:
             priced_by=previous,
             pricer=ports.pricer,
         )
-    answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
-    ports.announce(Ready(suite, model, resumed_plan(plan, answered)))
+    ports.announce(Ready(suite, model, still_to_send(plan, resume)))
     with kept_on_interrupt(request.config, overrides):
         if shard is not None:
             run = measure_shard(suite, provider, overrides, shard, progress=ports.progress)

@@ -15,7 +15,7 @@ from promptcanary.pipeline.measure import measure, retest_finding, unusable_reas
 from promptcanary.pipeline.overrides import Overrides
 from promptcanary.pipeline.ports import MissingBaseline, Ports, Ready
 from promptcanary.pipeline.provider import resolve_model
-from promptcanary.pipeline.resume import kept_on_interrupt, resumed_plan, resuming
+from promptcanary.pipeline.resume import kept_on_interrupt, resuming, still_to_send
 from promptcanary.pipeline.verdict import GatePolicy, Verdict, compare_with_settings, gate
 
 if TYPE_CHECKING:
@@ -110,8 +110,7 @@ def _check(request: CheckRequest, ports: Ports) -> Check:
         ports.missing_baseline(MissingBaseline(name, model, ports.store.directory))
     if suite is not None and provider is not None:
         plan = plan_run(suite, overrides, model, baseline=baseline, pricer=ports.pricer)
-        answered = resume.answered(plan.samples) if resume is not None and plan is not None else 0
-        ports.announce(Ready(suite, model, resumed_plan(plan, answered)))
+        ports.announce(Ready(suite, model, still_to_send(plan, resume)))
         assert config is not None
         with kept_on_interrupt(config, overrides):
             run = measure(

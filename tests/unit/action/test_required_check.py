@@ -157,13 +157,17 @@ def _required(gh: FakeGitHubServer) -> tuple[RequiredCheck, StringIO]:
     return RequiredCheck(client(gh), Workflow({}, stream=log), None, []), log
 
 
+def _notices(log: StringIO) -> list[str]:
+    return [line for line in log.getvalue().splitlines() if line.startswith("::notice")]
+
+
 def test_a_403_on_the_check_run_names_the_permission_and_that_only_app_tokens_may_create_it(
     gh: FakeGitHubServer,
 ) -> None:
     gh.fail("POST", "/check-runs$", 403, message="You must authenticate via a GitHub App.")
     required, log = _required(gh)
     required.start(HEAD_SHA, "s", "m")
-    [notice] = [line for line in log.getvalue().splitlines() if line.startswith("::notice")]
+    [notice] = _notices(log)
     assert "the token lacks `checks: write` (or it is a personal access token" in notice
     assert "such as the workflow's own GITHUB_TOKEN" in notice
     assert required.checks_refused and required.failures == []
@@ -175,8 +179,7 @@ def test_a_token_github_does_not_accept_is_not_called_a_missing_permission(
     gh.fail("POST", "/statuses/", 401, message="Bad credentials")
     required, log = _required(gh)
     required.start(HEAD_SHA, "s", "m")
-    notices = [line for line in log.getvalue().splitlines() if line.startswith("::notice")]
-    [status_notice] = [n for n in notices if "commit status" in n]
+    [status_notice] = [n for n in _notices(log) if "commit status" in n]
     assert "lacks" not in status_notice and "did not accept the token" in status_notice
     assert required.statuses_refused and required.failures == []
 
