@@ -59,6 +59,7 @@ average is printed with the figures: the machine may be shared.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -69,7 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,6 +78,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import promptfoo_side  # noqa: E402  (benchmarks/, on the path above)
+
 QUICKSTART = ROOT / "examples" / "quickstart"
 TRY_IT = ROOT / "examples" / "gpt4-drift"
 MODEL = "openai/gpt-4o-mini"
@@ -172,30 +176,67 @@ def summary(values: list[float]) -> str:
     return f"{statistics.median(values):5.2f} s ({min(values):.2f}-{max(values):.2f})"
 
 
+#: The loop's floor: a process that imports LiteLLM as every model-calling command does (the
+#: collector paused, its objects frozen) and exits. No command that calls a model starts faster.
+FLOOR = "from promptcanary.providers.litellm import import_litellm; import_litellm()"
+
+
+def one_floor() -> tuple[float, float, float]:
+    """(0, the floor's seconds, its CPU seconds): a row of the same shape as a loop's."""
+    cpu = children_cpu()
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FLOOR], env=environment(None), check=True)
+    return 0.0, time.perf_counter() - started, children_cpu() - cpu
+
+
 def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     before = load()
-    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
-    with loopback_server() as url:
-        for code in sides.values():  # a first, unmeasured round: page cache, .pyc files
-            one_loop(exe, url, args.via, code)
-        for _ in range(args.runs):
-            for name, code in sides.items():
-                times[name].append(one_loop(exe, url, args.via, code))
+    loops: dict[str, Callable[[str], tuple[float, float, float]]] = {
+        name: functools.partial(one_loop_at, exe, args.via, code) for name, code in sides.items()
+    }
+    with tempfile.TemporaryDirectory() as state:
+        if args.promptfoo:
+            # Timed alternately with ours, in the same run (promptfoo_side.py says why).
+            name = f"promptfoo {promptfoo_side.version(args.promptfoo)}"
+            loops[name] = functools.partial(
+                promptfoo_side.one_loop, args.promptfoo, state=Path(state)
+            )
+        loops["floor: LiteLLM's import"] = lambda _url: one_floor()
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in loops}
+        with loopback_server() as url:
+            for loop in loops.values():  # a first, unmeasured round: page cache, .pyc files
+                loop(url)
+            for _ in range(args.runs):
+                for name, loop in loops.items():
+                    times[name].append(loop(url))
     print(
         f"== init -> first result table: 5 prompts x 30 samples (150 requests), asyncio "
         f"loopback server, base via {'.env OPENAI_API_BASE' if args.via == 'env' else '--api-base'}"
-        f", {args.runs} runs, load average {before} / {load()} =="
+        f", {args.runs} runs, alternated, load average {before} / {load()} =="
     )
-    print(f"{'code':<22} {'init':>20} {'run to table':>20} {'total':>20} {'CPU (both)':>20}")
+    print(f"{'code':<26} {'init':>20} {'run to table':>20} {'total':>20} {'CPU (both)':>20}")
     for name, rows in times.items():
         inits, runs = [r[0] for r in rows], [r[1] for r in rows]
         totals, cpus = [r[0] + r[1] for r in rows], [r[2] for r in rows]
         print(
-            f"{name:<22} {summary(inits):>20} {summary(runs):>20} {summary(totals):>20} "
+            f"{name:<26} {summary(inits):>20} {summary(runs):>20} {summary(totals):>20} "
             f"{summary(cpus):>20}"
         )
-    best = statistics.median(r[0] + r[1] for r in times["this checkout"])
+    ours = [r[0] + r[1] for r in times["this checkout"]]
+    best = statistics.median(ours)
     print(f"target init -> first table <= 5 s: {'met' if best <= 5 else 'MISSED'} ({best:.2f} s)")
+    for name, rows in times.items():
+        if name.startswith("promptfoo"):
+            ratios = [o / (r[0] + r[1]) for o, r in zip(ours, rows)]
+            print(
+                f"this checkout / {name}, run by run: {statistics.median(ratios):.2f} "
+                f"({min(ratios):.2f}-{max(ratios):.2f}); faster in "
+                f"{sum(x < 1 for x in ratios)} of {len(ratios)} runs"
+            )
+
+
+def one_loop_at(exe: str, via: str, code: Path | None, url: str) -> tuple[float, float, float]:
+    return one_loop(exe, url, via, code)
 
 
 #: The run command, with the CPU seconds before, of and after LiteLLM's import printed on stderr.
@@ -321,24 +362,38 @@ def section_no_model(args: argparse.Namespace, exe: str, sides: dict[str, Path])
     before = load()
     times: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}
-    for _ in range(args.runs):
-        for label, (cwd, cli_args) in NO_MODEL.items():
-            for name, code in sides.items():
-                with tempfile.TemporaryDirectory() as tmp:
-                    cmd = [exe, *(a.replace("{tmp}", tmp) for a in cli_args)]
-                    cpu = children_cpu()
-                    started = time.perf_counter()
-                    subprocess.run(cmd, cwd=cwd, env=environment(code), capture_output=True)
-                    times.setdefault((label, name), []).append(time.perf_counter() - started)
-                    cpus.setdefault((label, name), []).append(children_cpu() - cpu)
+    with tempfile.TemporaryDirectory() as floors:
+        # Each command's floor (floor_command: what it imports, ours excepted), timed in the
+        # same alternation: the part of a figure this repository cannot change, at this hour.
+        runners: dict[str, list[tuple[str, list[str], dict[str, str]]]] = {}
+        for i, (label, (cwd, cli_args)) in enumerate(NO_MODEL.items()):
+            folder = Path(floors) / str(i)
+            folder.mkdir()
+            first = environment(sides[next(iter(sides))])
+            cmd = [exe, *(a.replace("{tmp}", str(folder)) for a in cli_args)]
+            runners[label] = [
+                (name, [exe, *cli_args], environment(code)) for name, code in sides.items()
+            ]
+            runners[label].append(("floor", floor_command(cmd, cwd, first, folder), first))
+        for _ in range(args.runs):
+            for label, (cwd, _) in NO_MODEL.items():
+                for name, cli, env in runners[label]:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        cmd = [a.replace("{tmp}", tmp) for a in cli]
+                        cpu = children_cpu()
+                        started = time.perf_counter()
+                        subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
+                        times.setdefault((label, name), []).append(time.perf_counter() - started)
+                        cpus.setdefault((label, name), []).append(children_cpu() - cpu)
     print(
         f"\n== commands that call no model, {args.runs} runs, wall and CPU seconds (user + "
-        f"system), load average {before} / {load()} =="
+        f"system), each beside its floor (what it imports, ours excepted), load average "
+        f"{before} / {load()} =="
     )
     for label in NO_MODEL:
         cells = "  ".join(
             f"{name}: {summary(times[(label, name)])}, CPU {statistics.median(cpus[(label, name)]):.2f} s"
-            for name in sides
+            for name in [*sides, "floor"]
         )
         print(f"{label:<32} {cells}")
     worst = max(statistics.median(times[(label, "this checkout")]) for label in NO_MODEL)
@@ -468,6 +523,11 @@ def main() -> None:
     parser.add_argument("--against", help="a git revision (e.g. main), timed alternately")
     parser.add_argument("--via", choices=("env", "flag"), default="env")
     parser.add_argument("--tls-requests", type=int, default=2000)
+    parser.add_argument(
+        "--promptfoo",
+        metavar="EXE",
+        help="promptfoo's CLI: its first hour timed beside ours (benchmarks/promptfoo_side.py)",
+    )
     parser.add_argument("--skip-loop", action="store_true")
     parser.add_argument("--skip-no-model", action="store_true")
     parser.add_argument("--skip-tls", action="store_true")

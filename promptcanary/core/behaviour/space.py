@@ -241,7 +241,7 @@ class Prepared:
         for b in range(-(-permutations // BLOCK)):
             key = (seed, b)
             if key not in self._cache:
-                self._cache[key] = self.statistics(_block(self.n, self.m, seed, b))
+                self._cache[key] = self.statistics(_mask(self.n, self.m, seed, b))
             parts.append(self._cache[key])
         observed = self._cache.get((seed, -1))
         if observed is None:
@@ -258,9 +258,10 @@ class Prepared:
 
         return np.concatenate([np.full(self.n, 1.0 / self.n), np.full(self.m, -1.0 / self.m)])
 
-    def statistics(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
-        """One row per view (:data:`VIEWS`), one column per split in ``rows``; rounded so that
-        splits that differ only by float noise tie exactly."""
+    def statistics(self, rows: NDArray[np.float64] | NDArray[np.bool_]) -> NDArray[np.float64]:
+        """One row per view (:data:`VIEWS`), one column per split in ``rows`` (assignment rows,
+        or their masks: True for "baseline"); rounded so that splits that differ only by float
+        noise tie exactly."""
         stats: NDArray[np.float64] = shared_statistics([self], rows[None, :, :])[0]
         return stats
 
@@ -294,20 +295,96 @@ class Prepared:
 
 
 def shared_statistics(
-    prepared: Sequence[Prepared], rows: NDArray[np.float64]
+    prepared: Sequence[Prepared], rows: NDArray[np.float64] | NDArray[np.bool_]
 ) -> NDArray[np.float64]:
     """:meth:`Prepared.statistics` of several prompts of one shape (the same ``n``, ``m`` and
-    number of groups) in one pass: ``rows`` is prompts × splits × answers, the result prompts
-    × views × splits. A thousand prompts cost a few dozen numpy calls instead of a thousand
-    times as many."""
+    number of groups) in one pass: ``rows`` is prompts × splits × answers (assignment rows, or
+    masks: True for "baseline"), the result prompts × views × splits. A thousand prompts cost a
+    few dozen numpy calls instead of a thousand times as many.
+
+    A split's statistics depend only on how many answers of each group it calls "baseline" (the
+    answers of a group share their kernel row), so they are computed from those counts, once per
+    distinct count vector of a prompt: a prompt of two groups (a temperature-0 answer that
+    changed, a replayed answer) has at most ``min(n, m) + 1`` of them among its thousands of
+    splits. Every number is a function of the prompt and the counts alone, the same whichever
+    splits share the call."""
     import numpy as np
 
     first = prepared[0]
     n, m, g = first.n, first.m, first.groups
-    k, splits = rows.shape[0], rows.shape[1]
+    in_baseline = rows > 0  # a mask as it is; an assignment row's baseline entries are 1/n
     groups = np.stack([p.answer_group for p in prepared])
     sizes = np.stack([np.bincount(a, minlength=g) for a in groups])
-    weights = _group_sums(rows, groups, sizes)
+    counts = _baseline_counts(in_baseline, groups, sizes)
+    distinct = _distinct(counts, sizes)
+    stats = _count_statistics(prepared, distinct[0] if distinct else counts, sizes, n, m)
+    if distinct is None:
+        return stats
+    return np.take_along_axis(stats, distinct[1][:, None, :], axis=2)
+
+
+def _baseline_counts(
+    in_baseline: NDArray[np.bool_], groups: NDArray[np.intp], sizes: NDArray[np.intp]
+) -> NDArray[np.intp]:
+    """Per prompt, split and group: how many of the group's answers the split calls "baseline"
+    (the masks times each prompt's one-hot answer-to-group matrix: single-precision products of
+    0 and 1 summed exactly, counts being far below 2**24)."""
+    import numpy as np
+
+    k, answers = groups.shape
+    onehot = np.zeros((k, answers, sizes.shape[1]), dtype=np.float32)
+    onehot[np.arange(k)[:, None], np.arange(answers)[None, :], groups] = 1.0
+    counts: NDArray[np.intp] = np.matmul(in_baseline.astype(np.float32), onehot).astype(np.intp)
+    return counts
+
+
+def _distinct(
+    counts: NDArray[np.intp], sizes: NDArray[np.intp]
+) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
+    """Per prompt, its distinct count vectors (padded with its first split's to the largest
+    number among the prompts) and, per split, the index of its own among them; None when that
+    would not halve the work (many groups: nearly every split is its own)."""
+    import numpy as np
+
+    k, splits, _ = counts.shape
+    radix = sizes + 1
+    if splits < 4 or float(np.log2(radix.astype(np.float64)).sum(axis=1).max()) >= 62:
+        return None  # too few splits to gain, or a key that would not fit in 63 bits
+    place = np.cumprod(radix, axis=1) // radix  # mixed radix: a count vector as one integer
+    key = (counts * place[:, None, :]).sum(axis=2)
+    order = np.argsort(key, axis=1, kind="stable")
+    ranked = np.take_along_axis(key, order, axis=1)
+    new = np.ones((k, splits), dtype=bool)
+    new[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+    rank = np.cumsum(new, axis=1) - 1
+    width = int(rank[:, -1].max()) + 1
+    if 2 * width > splits:
+        return None
+    inverse = np.empty((k, splits), dtype=np.intp)
+    np.put_along_axis(inverse, order, rank, axis=1)
+    first = np.zeros((k, width), dtype=np.intp)  # padding: the prompt's split 0, computed twice
+    prompt, position = np.nonzero(new)
+    first[prompt, rank[prompt, position]] = order[prompt, position]
+    return np.take_along_axis(counts, first[:, :, None], axis=1), inverse
+
+
+def _count_statistics(
+    prepared: Sequence[Prepared],
+    counts: NDArray[np.intp],
+    sizes: NDArray[np.intp],
+    n: int,
+    m: int,
+) -> NDArray[np.float64]:
+    """The statistics (prompts × views × splits) of splits given by their baseline counts."""
+    import numpy as np
+
+    first = prepared[0]
+    g = first.groups
+    k, splits = counts.shape[0], counts.shape[1]
+    size = sizes[:, None, :].astype(np.float64)
+    in_baseline = counts.astype(np.float64)
+    # A split's entry is 1/n at a baseline answer, -1/m at a current one: per group, their sum.
+    weights = in_baseline / n - (size - in_baseline) / m
     # Every view's a K for all splits, the kernel blocks side by side, the sum over groups
     # taken one group at a time (the order a one-prompt einsum over groups adds in: the same
     # sums to the last bit, in arrays large enough that numpy's per-call cost disappears).
@@ -323,45 +400,9 @@ def shared_statistics(
     product = term.reshape(k, splits, views, g)
     np.multiply(stacked.reshape(k, splits, views, g), weights[:, :, None, :], out=product)
     mmd = product.sum(axis=3)
-    # weights = in_baseline / n - in_current / m and in_baseline + in_current = group size.
-    size = sizes[:, None, :].astype(np.float64)
-    in_baseline = (weights + size / m) / (1.0 / n + 1.0 / m)
     combined = np.stack([p.combined for p in prepared])
-    novelty = _novelty(combined, in_baseline > 0.5, size - in_baseline, m)
+    novelty = _novelty(combined, counts > 0, size - in_baseline, m)
     return np.round(np.concatenate([mmd.transpose(0, 2, 1), novelty[:, None, :]], axis=1), 12)
-
-
-def _group_sums(
-    rows: NDArray[np.float64], groups: NDArray[np.intp], sizes: NDArray[np.intp]
-) -> NDArray[np.float64]:
-    """Per prompt, split and group: the sum of the split's entries at the group's answers, added
-    one answer at a time in answer order (as the product with a one-hot matrix adds them: the
-    other answers add exact zeros), so every sum is the same to the last bit."""
-    import numpy as np
-
-    k, splits, answers = rows.shape
-    g = sizes.shape[1]
-    if g < 2:  # one group is never tested (prepare gives None): no order to keep
-        return rows.sum(axis=2, keepdims=True) if g else np.zeros((k, splits, 0))
-    # members[:, r, j]: the r-th answer of group j, or ``answers`` (a row of zeros) past its end.
-    order = np.argsort(groups, axis=1, kind="stable")
-    starts = np.cumsum(sizes, axis=1) - sizes
-    depth = int(sizes.max())
-    rank = np.arange(depth)[None, :, None]
-    position = np.minimum(starts[:, None, :] + rank, answers - 1).reshape(k, -1)
-    members = np.where(
-        rank < sizes[:, None, :],
-        np.take_along_axis(order, position, axis=1).reshape(k, depth, g),
-        answers,
-    )
-    # Answers along the middle axis: each step gathers whole rows of splits.
-    padded = np.zeros((k, answers + 1, splits))
-    padded[:, :answers, :] = rows.transpose(0, 2, 1)
-    prompt = np.arange(k)[:, None]
-    total = np.zeros((k, g, splits))
-    for r in range(depth):
-        total += padded[prompt, members[:, r, :]]
-    return np.ascontiguousarray(total.transpose(0, 2, 1))
 
 
 def _novelty(
@@ -404,10 +445,9 @@ def assignments(n: int, m: int, permutations: int, seed: int) -> NDArray[np.floa
     set its false-alarm rate rose above the level)."""
     import numpy as np
 
-    blocks = [_block(n, m, seed, b) for b in range(-(-permutations // BLOCK))]
-    if len(blocks) == 1:
-        return blocks[0][:permutations]
-    return np.vstack(blocks)[:permutations]
+    blocks = [_blocks(n, m, (seed,), b)[0] for b in range(-(-permutations // BLOCK))]
+    rows: NDArray[np.float64] = np.vstack(blocks)[:permutations]
+    return rows
 
 
 def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> None:
@@ -431,24 +471,36 @@ def share_splits(strata: Sequence[tuple[Prepared, int]], permutations: int) -> N
                 part = todo[start : start + chunk]
                 if b < 0:
                     rows = np.broadcast_to(part[0][0].observed(), (len(part), 1, n + m))
+                    stats = shared_statistics([p for p, _ in part], rows)
                 else:
-                    rows = _blocks(n, m, tuple(s for _, s in part), b)
-                for (p, s), stats in zip(part, shared_statistics([p for p, _ in part], rows)):
-                    p._cache[(s, b)] = stats
+                    masks = _masks(n, m, tuple(s for _, s in part), b)
+                    stats = shared_statistics([p for p, _ in part], masks)
+                for (p, s), each in zip(part, stats):
+                    p._cache[(s, b)] = each
 
 
 @lru_cache(maxsize=512)
-def _block(n: int, m: int, seed: int, block: int) -> NDArray[np.float64]:
-    a: NDArray[np.float64] = _blocks(n, m, (seed,), block)[0]
+def _mask(n: int, m: int, seed: int, block: int) -> NDArray[np.bool_]:
+    a: NDArray[np.bool_] = _masks(n, m, (seed,), block)[0]
     a.setflags(write=False)
     return a
 
 
 def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.float64]:
-    """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``."""
+    """Block ``block`` of the splits of each seed as assignment rows: seeds × :data:`BLOCK` ×
+    ``n + m``."""
     import numpy as np
 
-    a: NDArray[np.float64] = np.empty((len(seeds), BLOCK, n + m))
+    rows: NDArray[np.float64] = np.where(_masks(n, m, seeds, block), 1.0 / n, -1.0 / m)
+    return rows
+
+
+def _masks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.bool_]:
+    """Block ``block`` of the splits of each seed: seeds × :data:`BLOCK` × ``n + m``, True at
+    the answers a split calls "baseline"."""
+    import numpy as np
+
+    a: NDArray[np.bool_] = np.empty((len(seeds), BLOCK, n + m), dtype=bool)
     # A few seeds at a time: the keys, their partition and the mask of a few hundred prompts
     # would each be megabytes; a handful stays in cache and only the result is written out.
     keys = np.empty((_KEY_SEEDS, BLOCK, n + m))
@@ -459,5 +511,5 @@ def _blocks(n: int, m: int, seeds: Sequence[int], block: int) -> NDArray[np.floa
             np.random.default_rng((s << 10) + block).random(out=row)
         # A uniformly random split: the n answers with the smallest random keys are "baseline".
         cut = np.partition(batch, n - 1, axis=2)[:, :, n - 1 : n]
-        np.copyto(a[start : start + len(part)], np.where(batch <= cut, 1.0 / n, -1.0 / m))
+        np.less_equal(batch, cut, out=a[start : start + len(part)])
     return a

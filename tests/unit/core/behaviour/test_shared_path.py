@@ -6,6 +6,9 @@ passes over each text. Nothing of the result was meant to move: every p-value, s
 verdict, and so every golden file and statistical benchmark figure, stays as it was. The small
 reference implementations below are the code before that change (per prompt, einsum and dense
 arrays, one regular-expression split per edge); the tests compare on seeded simulated answers.
+Since issue 29 a split's statistics are computed from its per-group baseline counts, once per
+distinct count vector of a prompt; the rounded statistics are still those of the reference, which
+sums a split's entries answer by answer.
 """
 
 from __future__ import annotations
@@ -43,8 +46,11 @@ from promptcanary.core.behaviour.space import (
     BLOCK,
     AnswerSpace,
     Prepared,
-    _block,
+    _baseline_counts,
     _blocks,
+    _distinct,
+    _mask,
+    _masks,
     share_splits,
     shared_statistics,
 )
@@ -118,13 +124,47 @@ def test_shared_statistics_are_bitwise_those_of_one_prompt(seed: int, share: flo
             assert np.array_equal(shared_statistics([prepared], rows[None]), expected[None])
 
 
+def test_splits_with_the_same_counts_are_computed_once_and_read_the_same() -> None:
+    # Replayed answers, as in the README's try-it: one text 30 times, another 12 times. Of the
+    # 400 splits only the number of the first text's answers called "baseline" matters (18-30).
+    a, b = "The answer is 7, a happy number.", "No. 7 is not a happy number, it seems."
+    space = AnswerSpace([a, b])
+    prepared = space.prepare([a] * 30, [b] * 12)
+    assert prepared is not None and prepared.groups == 2
+    masks = _masks(30, 12, (5, 6), 1)
+    counts = _baseline_counts(
+        masks, np.stack([prepared.answer_group] * 2), np.array([[30, 12]] * 2)
+    )
+    distinct = _distinct(counts, np.array([[30, 12]] * 2))
+    assert distinct is not None
+    assert distinct[0].shape[1] <= 13  # at most min(n, m) + 1 count vectors per prompt
+    together = shared_statistics([prepared, prepared], masks)
+    for mask, stats in zip(masks, together):
+        expected = _reference_statistics(prepared, np.where(mask, 1 / 30, -1 / 12))
+        assert np.array_equal(stats, expected)
+
+
+def test_many_groups_compute_every_split() -> None:
+    # Every answer distinct: nearly every split has its own counts, so none are shared.
+    texts = [f"answer number {i} says {i * 7919 % 97} things" for i in range(42)]
+    prepared = AnswerSpace(texts).prepare(texts[:30], texts[30:], tau=1.01)
+    assert prepared is not None and prepared.groups == 42
+    masks = _masks(30, 12, (9,), 0)
+    sizes = np.ones((1, 42), dtype=np.intp)
+    assert _distinct(_baseline_counts(masks, prepared.answer_group[None], sizes), sizes) is None
+    expected = _reference_statistics(prepared, np.where(masks[0], 1 / 30, -1 / 12))
+    assert np.array_equal(shared_statistics([prepared], masks)[0], expected)
+
+
 def test_split_blocks_are_the_seeded_stream_of_each_prompt() -> None:
     # More seeds than _blocks draws keys for at once: the chunks join without a seam.
     seeds = (3, 17, 2**31 + 5, *range(100, 100 + 2 * _KEY_SEEDS + 3))
     together = _blocks(30, 12, seeds, 2)
-    for s, rows in zip(seeds, together):
+    masks = _masks(30, 12, seeds, 2)
+    for s, rows, mask in zip(seeds, together, masks):
         assert np.array_equal(rows, _reference_block(30, 12, s, 2))
-        assert np.array_equal(_block(30, 12, s, 2), rows)
+        assert np.array_equal(mask, rows > 0)
+        assert np.array_equal(_mask(30, 12, s, 2), mask)
 
 
 def test_every_test_of_a_suite_has_its_one_prompt_p_value() -> None:
