@@ -12,9 +12,9 @@ import pytest
 from promptcanary.core.models import CanaryPrompt, LLMResponse, ProbeResult
 from promptcanary.core.probes.base import BaseProbe
 from promptcanary.core.run.runner import RunOptions, run_suite
-from promptcanary.core.run.workers import can_fork
+from promptcanary.core.run.workers import can_fork, run_in_workers
 from promptcanary.core.suite import CanarySuite
-from promptcanary.errors import MeasurementError
+from promptcanary.errors import MeasurementError, RunInterruptedError
 from promptcanary.providers.litellm import LiteLLMProvider
 from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
 from tests.fakes.llm_server import FakeLLMServer, last_user_text
@@ -73,3 +73,55 @@ def test_a_failed_worker_is_one_clear_error() -> None:
     provider = ScriptedProvider(crash, model="openai/x")
     with pytest.raises(MeasurementError, match="worker 1/2: SystemExit: worker crashed"):
         run_suite(suite_of(4), provider, RunOptions(show_progress=False, workers=2))
+
+
+def stopped_by_ctrl_c(suite: CanarySuite, provider: object, options: RunOptions) -> object:
+    """A worker's run as Ctrl-C leaves it: the slice holding 'prompt 0' stopped before its run
+    began (a bare KeyboardInterrupt), the other once all its answers had arrived."""
+    if any(p.text == "prompt 0" for p in suite.prompts):
+        raise KeyboardInterrupt
+    answered = run_suite(suite, provider, options)  # type: ignore[arg-type]
+    raise RunInterruptedError("the run was interrupted (Ctrl-C)", answered)
+
+
+def test_workers_stopped_by_ctrl_c_hand_back_one_interrupted_run() -> None:
+    provider = ScriptedProvider(lambda req: f"echo {req.prompt.text}", model="openai/x")
+    suite = suite_of(4)
+    options = RunOptions(samples=2, show_progress=False, workers=2)
+    with pytest.raises(RunInterruptedError) as caught:
+        run_in_workers(suite, provider, options, stopped_by_ctrl_c)
+    partial = caught.value.partial
+    # Slices by weight: prompts 0 and 2 in worker 1 (stopped at once), 1 and 3 answered.
+    assert caught.value.kept == 4 and partial.shard is None
+    assert partial.aborted == "Interrupted (Ctrl-C). 4 of 8 request(s) were not sent."
+    assert [p.id for p in partial.prompts] == [p.id for p in suite.prompts]
+    texts = {p.id: p.text for p in suite.prompts}
+    got = [(texts[r.prompt_id], r.sample, r.content, r.error_type) for r in partial.llm_responses]
+    assert got == [
+        (
+            f"prompt {n}",
+            s,
+            "" if n % 2 == 0 else f"echo prompt {n}",
+            None if n % 2 else "interrupted",
+        )
+        for n in range(4)
+        for s in range(2)
+    ]
+    unsent = [r for r in partial.llm_responses if r.error is not None]
+    assert all(r.error == "Not sent: the run was interrupted (Ctrl-C)." for r in unsent)
+    assert all(r.attempts == 0 for r in unsent)
+
+
+def failed_or_stopped(suite: CanarySuite, provider: object, options: RunOptions) -> object:
+    """One worker fails of something other than Ctrl-C while the other is stopped by it."""
+    if any(p.text == "prompt 0" for p in suite.prompts):
+        raise RuntimeError("disk on fire")
+    raise KeyboardInterrupt
+
+
+def test_a_worker_that_failed_is_still_an_error_when_the_others_were_interrupted() -> None:
+    provider = ScriptedProvider(lambda req: "x", model="openai/x")
+    with pytest.raises(MeasurementError, match="worker 1/2: RuntimeError: disk on fire"):
+        run_in_workers(
+            suite_of(4), provider, RunOptions(show_progress=False, workers=2), failed_or_stopped
+        )

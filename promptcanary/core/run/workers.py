@@ -12,22 +12,35 @@ Split per worker, by design: the budget (``max_cost_usd / N`` each), the rate-li
 its own first refused request). Progress reports only the start and the end. Forking needs the
 ``fork`` start method (Linux): elsewhere, and when called inside a running event loop, the run
 stays in this process.
+
+Ctrl-C keeps what the workers received, as it does in one process. A terminal sends SIGINT to
+the whole process group: each child's run stops as a single run does (no new request, the ones in
+flight abandoned) and sends its partial run back through its pipe instead of dying; the parent,
+which takes that first Ctrl-C as "collect", merges the parts in the suite's order and raises the
+same :class:`~promptcanary.errors.RunInterruptedError` a single run raises. A second Ctrl-C
+stops the parent at once and kills the workers (nothing kept). A SIGINT sent to the parent alone
+(``kill -INT``) reaches no worker: the parent then waits for their slices to finish and still
+stops with what they answered.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import multiprocessing
+import signal
 import sys
+import threading
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from promptcanary.core.run.shards import Shard, assign, merge_runs, shard_record
-from promptcanary.errors import MeasurementError, redact
+from promptcanary.errors import MeasurementError, RunInterruptedError, redact
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from multiprocessing.connection import Connection
 
     from promptcanary.core.models import CanaryPrompt, CanaryRunResult
@@ -84,22 +97,28 @@ def run_in_workers(
         process.start()
         send.close()
         running.append((process, receive, index))
-    parts: list[tuple[str, CanaryRunResult]] = []
-    failures: list[str] = []
+    try:
+        with _first_ctrl_c_collects() as interrupted:
+            received = [(index, _receive(process, receive)) for process, receive, index in running]
+    except BaseException:  # a second Ctrl-C (or a failure here): stop the workers now
+        for process, _, _ in running:
+            if process.is_alive():
+                process.kill()
+        raise
     from promptcanary.core.models import CanaryRunResult
 
-    for process, receive, index in running:
-        try:
-            status, payload = receive.recv()
-        except EOFError:
-            status, payload = "error", "exited without a result"
-        finally:
-            receive.close()
-        process.join()
-        if status != "ok":
+    parts: list[tuple[str, CanaryRunResult]] = []
+    failures: list[str] = []
+    for index, (status, payload) in received:
+        if status == "error":
             failures.append(f"worker {index}/{count}: {payload}")
             continue
-        run = CanaryRunResult.model_validate_json(payload)
+        if payload is None:  # stopped before its run began: nothing of its slice was sent
+            run = _nothing_sent(
+                suite, [suite.prompts[i] for i in slices[index - 1]], provider, child
+            )
+        else:
+            run = CanaryRunResult.model_validate_json(payload)
         run.shard = shard_record(Shard(index, count), suite.prompts, run.probes)
         parts.append((f"worker {index}/{count}", run))
     if failures:
@@ -108,6 +127,9 @@ def run_in_workers(
             hint="Run again without workers (RunOptions(workers=1)) to see the error in full.",
         )
     merged = merge_runs(parts)
+    stopped = interrupted.is_set() or any(status == "interrupted" for _, (status, _) in received)
+    if stopped:
+        merged.aborted = _interrupted_text(merged)
     if progress is not None:
         usage = merged.usage
         progress(
@@ -120,7 +142,80 @@ def run_in_workers(
                 "aborted": merged.aborted,
             },
         )
+    if stopped:
+        raise RunInterruptedError("the run was interrupted (Ctrl-C)", merged)
     return merged
+
+
+def _receive(process: Any, receive: Connection) -> tuple[str, str | None]:
+    """A worker's ``(status, payload)``: ``("ok", run JSON)``, ``("interrupted", run JSON or
+    None)`` or ``("error", why)``; a worker that exited without a word is an error."""
+    try:
+        message: tuple[str, str | None] = receive.recv()
+    except EOFError:
+        message = ("error", "exited without a result")
+    finally:
+        receive.close()
+    process.join()
+    return message
+
+
+@contextlib.contextmanager
+def _first_ctrl_c_collects() -> Iterator[threading.Event]:
+    """While the parent waits for its workers, the first Ctrl-C is noted (the event is set)
+    instead of raised: the workers got it too and are sending what they received. A second one
+    raises KeyboardInterrupt at once. Only where Python's own handler is in place, in the main
+    thread (as asyncio.run decides): an application's own SIGINT handler is left alone."""
+    noted = threading.Event()
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield noted
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        if noted.is_set():
+            raise KeyboardInterrupt
+        noted.set()
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _nothing_sent(
+    suite: RunnableSuite,
+    prompts: list[CanaryPrompt],
+    provider: BaseLLMProvider,
+    options: RunOptions,
+) -> CanaryRunResult:
+    """The run of a slice whose worker was stopped before its run began: every request recorded
+    as not sent, exactly as the engine records them on Ctrl-C (its own code makes it)."""
+    from promptcanary.core.run.engine import RunExecution
+
+    execution = RunExecution(_slice(suite, prompts), provider, provider.config, options, None)
+    try:
+        execution.interrupted(datetime.now(timezone.utc))
+    finally:
+        execution.scorer.shutdown()
+    assert execution.partial is not None
+    return execution.partial
+
+
+def _interrupted_text(run: CanaryRunResult) -> str:
+    """``aborted`` of a run stopped by Ctrl-C, as one process words it (the parts' own texts
+    name the workers, which the kept file and the resumed run need not know about)."""
+    unsent = sum(1 for r in run.llm_responses if r.error is not None and r.attempts == 0)
+    return f"Interrupted (Ctrl-C). {unsent} of {len(run.llm_responses)} request(s) were not sent."
+
+
+def _slice(suite: RunnableSuite, prompts: list[CanaryPrompt]) -> RunnableSuite:
+    part = copy.copy(suite)  # same probes and settings, this slice's prompts
+    part.prompts = prompts
+    return part
 
 
 def _work(
@@ -131,13 +226,26 @@ def _work(
     options: RunOptions,
     send: Connection,
 ) -> None:
-    """In the child: run the slice, send its run as JSON (or the error, redacted)."""
+    """In the child: run the slice, send its run as JSON (or the error, redacted). On Ctrl-C the
+    run so far goes back instead (None: stopped before it began); once the child holds what it
+    will send, further Ctrl-Cs are ignored so that the answers are not lost mid-send (a second
+    Ctrl-C stops the parent, which kills its workers)."""
+    message: tuple[str, str | None]
     try:
-        part = copy.copy(suite)  # same probes and settings, this slice's prompts
-        part.prompts = prompts
-        result = run_suite(part, provider, options)
-        send.send(("ok", result.model_dump_json()))
-    except BaseException as exc:  # reported by the parent, which owns the error boundary
-        send.send(("error", redact(f"{type(exc).__name__}: {exc}")))
+        try:
+            result = run_suite(_slice(suite, prompts), provider, options)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            message = ("ok", result.model_dump_json())
+        except RunInterruptedError as exc:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            message = ("interrupted", exc.partial.model_dump_json())
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            message = ("interrupted", None)
+        except BaseException as exc:  # reported by the parent, which owns the error boundary
+            message = ("error", redact(f"{type(exc).__name__}: {exc}"))
+        send.send(message)
+    except OSError:  # the parent is gone (stopped by a second Ctrl-C): nobody to tell
+        pass
     finally:
         send.close()
