@@ -1,10 +1,11 @@
 """Ctrl-C during a `--workers 2` run keeps what the workers received, as one process does.
 
 A real process (the installed console script, forking its two workers) in a session of its
-own, against a loopback LLM server that answers some prompts at once and holds the others:
-SIGINT goes to the whole process group, as a terminal sends it. The kept file must hold exactly
-the answers the server gave, the line must be the single-process one, and the command it prints
-must send exactly the requests that were not answered.
+own, against a loopback LLM server that answers some prompts at once and holds the others.
+SIGINT goes to the whole process group, as a terminal sends it, or to the main process alone,
+as ``kill -INT`` does: either way the kept file must hold exactly the answers the server gave,
+the line must be the single-process one, and the command it prints must send exactly the
+requests that were not answered.
 """
 
 from __future__ import annotations
@@ -79,14 +80,20 @@ def _wait_for(condition: Any, seconds: float = 60) -> None:
     assert condition(), "the run never got that far"
 
 
-def _ctrl_c(process: subprocess.Popen[str]) -> None:
-    """What a terminal does on Ctrl-C: SIGINT to every process of the foreground group."""
-    os.killpg(process.pid, signal.SIGINT)
+def _ctrl_c(process: subprocess.Popen[str], sent_to: str = "terminal") -> None:
+    """SIGINT as a terminal sends Ctrl-C, to every process of the foreground group (``terminal``),
+    or as ``kill -INT PID`` or a CI runner cancelling a job does, to the main process alone
+    (``process``): the workers then hear it only from their parent."""
+    if sent_to == "terminal":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process group is POSIX")
+@pytest.mark.parametrize("sent_to", ["terminal", "process"])
 def test_ctrl_c_keeps_what_the_workers_received_and_resume_sends_the_rest(
-    tmp_path: Path,
+    tmp_path: Path, sent_to: str
 ) -> None:
     (tmp_path / "canary.yaml").write_text(SUITE, encoding="utf-8")
     served = Served()
@@ -96,9 +103,11 @@ def test_ctrl_c_keeps_what_the_workers_received_and_resume_sends_the_rest(
         # Every prompt asked (both workers busy), the held ones still in flight.
         _wait_for(lambda: len(server.requests) == len(PROMPTS))
         time.sleep(1.0)  # the answers reach the workers
-        _ctrl_c(process)
+        _ctrl_c(process, sent_to)
+        started = time.monotonic()
         out, err = process.communicate(timeout=30)
         asked = [last_user_text(r) for r in server.requests]
+    assert time.monotonic() - started < 10  # stopped, not waiting out the 30 s held answers
     assert process.returncode == 130, err
     assert "Traceback" not in err + out
     assert sorted(asked) == sorted(PROMPTS)  # each sent once, whichever worker had it

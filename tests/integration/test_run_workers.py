@@ -4,6 +4,9 @@ server) and the merged run is the run one process writes."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -17,7 +20,7 @@ from promptcanary.core.suite import CanarySuite
 from promptcanary.errors import MeasurementError, RunInterruptedError
 from promptcanary.providers.litellm import LiteLLMProvider
 from promptcanary.providers.scripted import ScriptedProvider, ScriptedRequest
-from tests.fakes.llm_server import FakeLLMServer, last_user_text
+from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need fork (Linux)")
 
@@ -125,3 +128,42 @@ def test_a_worker_that_failed_is_still_an_error_when_the_others_were_interrupted
         run_in_workers(
             suite_of(4), provider, RunOptions(show_progress=False, workers=2), failed_or_stopped
         )
+
+
+def test_ctrl_c_to_the_parent_alone_stops_the_workers_and_keeps_their_answers() -> None:
+    """SIGINT to this process only (as ``kill -INT PID`` or a CI runner cancelling a job sends
+    it): the workers hear it from their parent, stop at once, and hand back what they got."""
+    held = {"prompt 4", "prompt 5"}
+    served: list[str] = []
+
+    def reply(request: dict[str, object]) -> Reply | str:
+        text = last_user_text(request)
+        if text in held:
+            return Reply("late", delay_s=30)  # in flight when Ctrl-C comes
+        served.append(text)
+        return f"echo {text}"
+
+    with FakeLLMServer(reply) as server:
+        provider = LiteLLMProvider("openai/fake", api_base=server.base_url, api_key="sk-test")
+
+        def ctrl_c_once_all_were_asked() -> None:
+            deadline = time.monotonic() + 60
+            while len(server.requests) < 6 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)  # the answers reach the workers
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=ctrl_c_once_all_were_asked, daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(RunInterruptedError) as caught:
+            run_suite(
+                suite_of(6), provider, RunOptions(concurrency=4, show_progress=False, workers=2)
+            )
+    assert time.monotonic() - started < 20  # not the 30 s the held answers take
+    partial = caught.value.partial
+    answered = {r.prompt_id: r.content for r in partial.llm_responses if r.error is None}
+    texts = {p.id: p.text for p in partial.prompts}
+    assert {texts[i]: c for i, c in answered.items()} == {t: f"echo {t}" for t in served}
+    assert sorted(served) == [f"prompt {n}" for n in range(4)]
+    assert partial.aborted == "Interrupted (Ctrl-C). 2 of 6 request(s) were not sent."
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back

@@ -13,34 +13,31 @@ its own first refused request). Progress reports only the start and the end. For
 ``fork`` start method (Linux): elsewhere, and when called inside a running event loop, the run
 stays in this process.
 
-Ctrl-C keeps what the workers received, as it does in one process. A terminal sends SIGINT to
-the whole process group: each child's run stops as a single run does (no new request, the ones in
-flight abandoned) and sends its partial run back through its pipe instead of dying; the parent,
-which takes that first Ctrl-C as "collect", merges the parts in the suite's order and raises the
-same :class:`~promptcanary.errors.RunInterruptedError` a single run raises. A second Ctrl-C
-stops the parent at once and kills the workers (nothing kept). A SIGINT sent to the parent alone
-(``kill -INT``) reaches no worker: the parent then waits for their slices to finish and still
-stops with what they answered.
+Ctrl-C keeps what the workers received, as it does in one process: each worker's run stops as a
+single run does (no new request, the ones in flight abandoned) and sends its partial run back
+through its pipe instead of dying; the parent merges the parts in the suite's order and raises
+the same :class:`~promptcanary.errors.RunInterruptedError` a single run raises. How each worker
+hears that Ctrl-C exactly once, from a terminal or from ``kill -INT`` of the parent alone:
+:mod:`promptcanary.core.run.worker_signals`. A second Ctrl-C stops the parent at once and kills
+the workers (nothing kept).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import multiprocessing
-import signal
 import sys
-import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from promptcanary.core.run import worker_signals
 from promptcanary.core.run.shards import Shard, assign, merge_runs, shard_record
 from promptcanary.errors import MeasurementError, RunInterruptedError, redact
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from multiprocessing.connection import Connection
 
     from promptcanary.core.models import CanaryPrompt, CanaryRunResult
@@ -84,25 +81,29 @@ def run_in_workers(
     if progress is not None:
         progress("start", {"total": total, "concurrency": options.concurrency})
     context = multiprocessing.get_context("fork")
+    collect = worker_signals.can_collect()
     running: list[tuple[Any, Connection, int]] = []
-    for index, items in enumerate(slices, start=1):
-        receive, send = context.Pipe(duplex=False)
-        prompts = [suite.prompts[i] for i in items]
-        process = context.Process(
-            target=_work,
-            args=(run_suite, suite, prompts, provider, child, send),
-            name=f"promptcanary-worker-{index}",
-            daemon=True,
-        )
-        process.start()
-        send.close()
-        running.append((process, receive, index))
     try:
-        with _first_ctrl_c_collects() as interrupted:
-            received = [(index, _receive(process, receive)) for process, receive, index in running]
+        with worker_signals.forking(collect) as release:
+            for index, items in enumerate(slices, start=1):
+                receive, send = context.Pipe(duplex=False)
+                prompts = [suite.prompts[i] for i in items]
+                process = context.Process(
+                    target=_work,
+                    args=(run_suite, suite, prompts, provider, child, send, collect),
+                    name=f"promptcanary-worker-{index}",
+                    daemon=True,
+                )
+                process.start()
+                send.close()
+                running.append((process, receive, index))
+            workers = [process for process, _, _ in running]
+            with worker_signals.collecting(collect, workers) as interrupted:
+                release()  # a Ctrl-C held while forking is heard now
+                received = [(i, _receive(process, receive)) for process, receive, i in running]
     except BaseException:  # a second Ctrl-C (or a failure here): stop the workers now
         for process, _, _ in running:
-            if process.is_alive():
+            if process.exitcode is None:
                 process.kill()
         raise
     from promptcanary.core.models import CanaryRunResult
@@ -160,32 +161,6 @@ def _receive(process: Any, receive: Connection) -> tuple[str, str | None]:
     return message
 
 
-@contextlib.contextmanager
-def _first_ctrl_c_collects() -> Iterator[threading.Event]:
-    """While the parent waits for its workers, the first Ctrl-C is noted (the event is set)
-    instead of raised: the workers got it too and are sending what they received. A second one
-    raises KeyboardInterrupt at once. Only where Python's own handler is in place, in the main
-    thread (as asyncio.run decides): an application's own SIGINT handler is left alone."""
-    noted = threading.Event()
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield noted
-        return
-
-    def note(signum: int, frame: Any) -> None:
-        if noted.is_set():
-            raise KeyboardInterrupt
-        noted.set()
-
-    signal.signal(signal.SIGINT, note)
-    try:
-        yield noted
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def _nothing_sent(
     suite: RunnableSuite,
     prompts: list[CanaryPrompt],
@@ -225,22 +200,22 @@ def _work(
     provider: BaseLLMProvider,
     options: RunOptions,
     send: Connection,
+    collect: bool,
 ) -> None:
     """In the child: run the slice, send its run as JSON (or the error, redacted). On Ctrl-C the
-    run so far goes back instead (None: stopped before it began); once the child holds what it
-    will send, further Ctrl-Cs are ignored so that the answers are not lost mid-send (a second
-    Ctrl-C stops the parent, which kills its workers)."""
+    run so far goes back instead (None: stopped before it began)."""
+    worker_signals.listen_for_stop(collect)
     message: tuple[str, str | None]
     try:
         try:
             result = run_suite(_slice(suite, prompts), provider, options)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            worker_signals.hold_stop_signals()
             message = ("ok", result.model_dump_json())
         except RunInterruptedError as exc:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            worker_signals.hold_stop_signals()
             message = ("interrupted", exc.partial.model_dump_json())
         except KeyboardInterrupt:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            worker_signals.hold_stop_signals()
             message = ("interrupted", None)
         except BaseException as exc:  # reported by the parent, which owns the error boundary
             message = ("error", redact(f"{type(exc).__name__}: {exc}"))
