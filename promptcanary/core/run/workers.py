@@ -67,6 +67,8 @@ def run_in_workers(
 
     Raises:
         MeasurementError: a worker died or raised (its error, redacted, is in the message).
+        RunInterruptedError: Ctrl-C stopped the workers; ``partial`` is their runs merged,
+            every answer they had received, the rest recorded as not sent.
     """
     count = min(options.workers, len(suite.prompts))
     slices = assign([options.samples] * len(suite.prompts), count)
