@@ -28,7 +28,7 @@ from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.promote import WorkspaceStore
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
 from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
-from promptcanary.action.workflow import Workflow
+from promptcanary.action.workflow import Workflow, one_line
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
     EXIT_INTERNAL,
@@ -41,6 +41,9 @@ from promptcanary.providers.credentials import MissingCredentialsError
 
 if TYPE_CHECKING:
     from promptcanary.providers.base import BaseLLMProvider
+
+#: Heads the outputs printed to the log when the runner's output file cannot be written.
+OUTPUTS_NOT_WRITTEN = "PromptCanary: the step outputs, not written to the runner's file:"
 
 #: Builds the GitHub client from the inputs and context (None: no token, no repository).
 GitHubFactory = Callable[[ActionConfig, GitHubContext], "GitHubClient | None"]
@@ -262,11 +265,32 @@ def main(
         )
         workflow.print_untrusted(redact(traceback.format_exc()))
         return EXIT_INTERNAL
-    for name, value in outcome.outputs().items():
-        workflow.set_output(name, value)
+    _set_outputs(workflow, outcome)
     line = outcome.report.summary if outcome.report is not None else f"result: {outcome.result}"
     workflow.print_untrusted(f"PromptCanary: {line}")
     return outcome.exit_code
+
+
+def _set_outputs(workflow: Workflow, outcome: Outcome) -> None:
+    """The step outputs. The gate has decided by now: a runner file that cannot be written (a
+    full disk, no permission, a folder) must neither turn its exit code into a crash nor hide
+    the verdict. One warning names the file and the OS error, and the outputs go to the log,
+    where a reader (not a later step) still finds them."""
+    values = outcome.outputs()
+    error = workflow.set_outputs(values)
+    if error is None:
+        return
+    reason = f"{type(error).__name__}: {error.strerror or error}"
+    workflow.warning(
+        redact(
+            f"Could not write the step outputs to {workflow.output_file}: {reason}. The verdict "
+            f"stands (exit code {outcome.exit_code}); later steps read these outputs as empty, "
+            "so they are printed in this log."
+        ),
+        title="PromptCanary",
+    )
+    lines = [f"{name}={one_line(value)}" for name, value in values.items()]
+    workflow.print_untrusted("\n".join([OUTPUTS_NOT_WRITTEN, *lines]))
 
 
 def _secret_values(environ: Mapping[str, str]) -> list[str]:

@@ -14,6 +14,7 @@ Safety rules kept here, in one place:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sys
@@ -62,6 +63,7 @@ class Workflow:
         self.summary_file = _path_or_none(environ.get("GITHUB_STEP_SUMMARY"))
         self.outputs: dict[str, str] = {}
         self.warnings: list[str] = []
+        self._summary_failed = False  # warned once; later parts are not tried again
 
     # ── log and commands ──
 
@@ -111,48 +113,93 @@ class Workflow:
 
     # ── outputs ──
 
-    def set_output(self, name: str, value: str) -> None:
-        """Set a step output; multi-line values use the heredoc form with an unguessable delimiter."""
-        self.outputs[name] = value
+    def set_outputs(self, values: Mapping[str, str]) -> OSError | None:
+        """Set the step's outputs, appended to the runner's file in one write; multi-line values
+        use the heredoc form with an unguessable delimiter.
+
+        Returns the OS error when the file cannot be written (a full disk, no permission, a path
+        that is a folder), None otherwise: the caller decides what that means for the step (the
+        Action keeps its gate's exit code). Nothing of a failed write stays in the file: a half
+        record would make the runner fail the step (a heredoc without its end delimiter)."""
+        self.outputs.update(values)
         if self.output_file is None:
-            return
-        if "\n" in value or "\r" in value:
-            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
-            while delimiter in value:  # pragma: no cover - 128 random bits
-                delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
-            record = f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
-        else:
-            record = f"{name}={value}\n"
-        with self.output_file.open("a", encoding="utf-8") as fh:
-            fh.write(record)
+            return None
+        data = "".join(_output_record(name, value) for name, value in values.items())
+        try:
+            _append_whole(self.output_file, data.encode("utf-8"))
+        except OSError as exc:
+            return exc
+        return None
 
     # ── job summary ──
 
     def add_summary(self, markdown: str, *, reserve: int = SUMMARY_NOTE_RESERVE_BYTES) -> bool:
         """Append Markdown to the job summary, within GitHub's 1 MiB limit, leaving ``reserve``
         bytes free for a note written later (pass 0 for that note). False when impossible."""
-        if self.summary_file is None:
+        if self.summary_file is None or self._summary_failed:
             return False
-        used = self.summary_file.stat().st_size if self.summary_file.exists() else 0
-        room = STEP_SUMMARY_LIMIT_BYTES - used - 1 - reserve
-        if room <= 0:
-            return False
-        text = fit_bytes(
-            markdown,
-            room,
-            note="\n\n*Summary cut at GitHub's 1 MiB limit; the full report is in the report "
-            "files (see the `report-path` output).*\n",
-        )
         try:
+            used = self.summary_file.stat().st_size if self.summary_file.exists() else 0
+            room = STEP_SUMMARY_LIMIT_BYTES - used - 1 - reserve
+            if room <= 0:
+                return False
+            text = fit_bytes(
+                markdown,
+                room,
+                note="\n\n*Summary cut at GitHub's 1 MiB limit; the full report is in the report "
+                "files (see the `report-path` output).*\n",
+            )
             with self.summary_file.open("a", encoding="utf-8") as fh:
                 fh.write(text + "\n")
-        except OSError:
+        except OSError as exc:
+            # The summary is a view of what the log, the comment and the report files say too:
+            # losing it changes no verdict and no exit code, but say so once.
+            self._summary_failed = True
+            self.warning(
+                f"Could not write the job summary to {self.summary_file}: {type(exc).__name__}: "
+                f"{exc.strerror or exc}. The verdict and exit code are unaffected; the full report "
+                "is in the report files (the `report-path` output).",
+                title="PromptCanary",
+            )
             return False
         return True
 
 
 def _path_or_none(value: str | None) -> Path | None:
     return Path(value) if value else None
+
+
+def _output_record(name: str, value: str) -> str:
+    """One output as the runner reads ``GITHUB_OUTPUT``: ``name=value``, or a heredoc."""
+    if "\n" not in value and "\r" not in value:
+        return f"{name}={value}\n"
+    delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+    while delimiter in value:  # pragma: no cover - 128 random bits
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def _append_whole(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` entirely or not at all: on a failed write (ENOSPC after
+    part of it went through) the file is cut back to its size before, where it can be."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:
+            with contextlib.suppress(OSError):  # a device (/dev/full) cannot be cut
+                os.ftruncate(fd, start)
+            raise
+    finally:
+        os.close(fd)
+
+
+def one_line(value: str) -> str:
+    """``value`` on one log line: line breaks (and the backslash) shown as Python escapes."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def hand_over(path: Path, workspace: Path, *, folders_up_to: Path | None = None) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import resource
+import signal
 from pathlib import Path
 
 from promptcanary.action.outcome import OUTPUT_NAMES, Outcome
@@ -12,6 +15,7 @@ from promptcanary.action.workflow import (
     escape_data,
     escape_property,
     fit_bytes,
+    one_line,
 )
 from tests.fakes.action_runner import parse_output_file
 
@@ -28,8 +32,8 @@ def workflow(tmp_path: Path) -> tuple[Workflow, io.StringIO]:
 
 def test_outputs_use_the_delimiter_form_for_multi_line_values(tmp_path: Path) -> None:
     wf, _ = workflow(tmp_path)
-    wf.set_output("result", "passed")
-    wf.set_output("notes", "line one\nline two\nname=value")
+    assert wf.set_outputs({"result": "passed"}) is None
+    assert wf.set_outputs({"notes": "line one\nline two\nname=value"}) is None
     text = (tmp_path / "out").read_text()
     assert "result=passed\n" in text
     assert "notes<<ghadelimiter_" in text
@@ -37,6 +41,57 @@ def test_outputs_use_the_delimiter_form_for_multi_line_values(tmp_path: Path) ->
         "result": "passed",
         "notes": "line one\nline two\nname=value",
     }
+
+
+def test_outputs_that_cannot_be_written_are_an_error_returned_not_raised(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    wf = Workflow({"GITHUB_OUTPUT": str(folder)}, io.StringIO())
+    error = wf.set_outputs({"result": "failed"})
+    assert isinstance(error, IsADirectoryError)
+    assert wf.outputs == {"result": "failed"}  # still known to the caller, to print
+
+
+def test_a_full_disk_is_an_error_returned(tmp_path: Path) -> None:
+    wf = Workflow({"GITHUB_OUTPUT": "/dev/full"}, io.StringIO())  # refuses every byte
+    error = wf.set_outputs({"result": "passed"})
+    assert isinstance(error, OSError) and error.strerror == "No space left on device"
+
+
+def test_a_write_cut_short_leaves_no_half_record(tmp_path: Path) -> None:
+    """The kernel takes part of the outputs, then refuses the rest (here a file size limit,
+    as a filling disk does): the runner must not find half a heredoc it would fail the step on."""
+    out = tmp_path / "out"
+    out.write_text("earlier=kept\n", encoding="utf-8")
+    wf = Workflow({"GITHUB_OUTPUT": str(out)}, io.StringIO())
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, not a killed process
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (out.stat().st_size + 20, limits[1]))
+        error = wf.set_outputs({"notes": "line one\nline two", "result": "passed"})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, previous)
+    assert isinstance(error, OSError) and error.errno == errno.EFBIG
+    assert out.read_text(encoding="utf-8") == "earlier=kept\n"
+
+
+def test_one_line_keeps_a_value_on_one_log_line() -> None:
+    assert one_line("a\nb\r\nc") == "a\\nb\\r\\nc"
+    assert one_line("C:\\new") == "C:\\\\new"  # a literal backslash-n stays told apart
+    assert one_line("plain=value") == "plain=value"
+
+
+def test_a_summary_that_cannot_be_written_warns_once(tmp_path: Path) -> None:
+    folder = tmp_path / "summary-folder"
+    folder.mkdir()
+    stream = io.StringIO()
+    wf = Workflow({"GITHUB_STEP_SUMMARY": str(folder)}, stream)
+    assert wf.add_summary("first") is False
+    assert wf.add_summary("second") is False
+    warnings = [line for line in stream.getvalue().splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1, warnings
+    assert f"Could not write the job summary to {folder}: IsADirectoryError" in warnings[0]
 
 
 def test_commands_escape_data_and_properties(tmp_path: Path) -> None:
@@ -80,7 +135,7 @@ def test_summary_is_appended_and_kept_under_one_mebibyte(tmp_path: Path) -> None
 
 def test_without_runner_files_nothing_breaks() -> None:
     wf = Workflow({}, io.StringIO())
-    wf.set_output("result", "passed")
+    assert wf.set_outputs({"result": "passed"}) is None
     assert wf.outputs == {"result": "passed"}
     assert wf.add_summary("x") is False
 
