@@ -92,20 +92,21 @@ def run_command(args: RunArgs) -> int:
     from promptcanary.core.reporter import RunReporter
 
     # No "make this the baseline" hint right after saving one, nor for a run that cannot be one
-    # (a shard is only part of one).
-    reporter = RunReporter(
-        run,
-        accept_hint=""
-        if args.save_baseline or unusable or shard
-        else save_baseline_hint(
-            args.config,
-            provider=args.provider,
-            baseline_dir=args.baseline_dir,
-            # A run written to a file is accepted as it is, without measuring again.
-            replay=args.output or args.replay,
-            flags=args,
-        ),
-    )
+    # (a shard is only part of one). The hint replays this very run: from -o's file, the replayed
+    # file, or a copy kept for it (a hint that measured again would make another run the
+    # baseline, and pay for its requests a second time).
+    accept_hint = ""
+    if not (args.save_baseline or unusable or shard):
+        replay = args.output or args.replay or _kept_for_the_hint(run, args)
+        if replay is not None:
+            accept_hint = save_baseline_hint(
+                args.config,
+                provider=args.provider,
+                baseline_dir=args.baseline_dir,
+                replay=replay,
+                flags=args,
+            )
+    reporter = RunReporter(run, accept_hint=accept_hint)
     if args.output_md:
         reporter.to_markdown(args.output_md)
         wrote("the Markdown report", args.output_md)
@@ -184,3 +185,23 @@ def _check_shard(args: RunArgs) -> Shard | None:
             hint=f"Add -o part-{shard.index}.json.",
         )
     return shard
+
+
+def _kept_for_the_hint(run: CanaryRunResult, args: RunArgs) -> Path | None:
+    """Keep the run (.promptcanary/last-run/) so that the accept hint can replay it; when it
+    cannot be written, say how to record a baseline instead (measuring again) and return None."""
+    from promptcanary.core.render.safety import plain_hint
+    from promptcanary.pipeline.resume import keep_last_run
+
+    kept = keep_last_run(run, args.config)
+    if kept is None:
+        hint = save_baseline_hint(
+            args.config, provider=args.provider, baseline_dir=args.baseline_dir, flags=args
+        )
+        say(
+            "Could not keep this run to accept it later (.promptcanary/ next to canary.yaml is "
+            f"not writable). To record a baseline, {plain_hint(hint)} (it asks the model again)."
+        )
+        return None
+    wrote("this run", kept)
+    return kept

@@ -1,6 +1,9 @@
-"""Nothing paid for is lost on Ctrl-C: an interrupted run is kept, and a later run resumes from it.
+"""Nothing paid for is lost: an interrupted run is kept, and a later run resumes from it; a run
+that was not saved is kept, so that it can become the baseline without asking the model again.
 
-Where: ``.promptcanary/interrupted/<suite>__<model>.json`` next to canary.yaml. Next to the suite,
+Where: ``.promptcanary/interrupted/<suite>__<model>.json`` next to canary.yaml (and
+``.promptcanary/last-run/<suite>__<model>.json``, the last run of that suite and model that
+``promptcanary run`` did not save: its accept hint replays it). Next to the suite,
 so the file is found where the suite is (a suite in a subfolder keeps its own); outside the
 baseline folder, so neither ``baselines list`` nor the Action's baseline lookup (both read only
 :func:`~promptcanary.pipeline.locations.baseline_dir`) can take a partial run for a baseline; in a
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 #: The folder, next to canary.yaml, where an interrupted run's answers are kept.
 INTERRUPTED_FOLDER = Path(".promptcanary") / "interrupted"
+#: The folder, next to canary.yaml, where the last run that was not saved is kept.
+LAST_RUN_FOLDER = Path(".promptcanary") / "last-run"
 
 #: The sampling parameters an answer depends on: a recording made with others answers another
 #: question.
@@ -42,9 +47,22 @@ _SHAPING = ("temperature", "max_tokens", "seed")
 
 def interrupted_path(config: Path, suite_name: str, model: str) -> Path:
     """Where the interrupted run of ``suite_name`` on ``model`` is kept."""
+    return _working_path(config, INTERRUPTED_FOLDER, suite_name, model)
+
+
+def _working_path(config: Path, folder: Path, suite_name: str, model: str) -> Path:
     from promptcanary.storage.names import slug
 
-    return config.parent / INTERRUPTED_FOLDER / f"{slug(suite_name)}__{slug(model)}.json"
+    return config.parent / folder / f"{slug(suite_name)}__{slug(model)}.json"
+
+
+def keep_last_run(run: CanaryRunResult, config: Path) -> Path | None:
+    """Keep ``run`` (measured, not saved) where its accept hint can replay it: the baseline is
+    then this very run, not a new one paid for again. Overwrites the last one of the same suite
+    and model. Returns where it went (elsewhere when the folder cannot be written), or None
+    when it could not be written at all."""
+    path = _working_path(config, LAST_RUN_FOLDER, run.suite_name, run.provider.model_id)
+    return _write_working(config, path, run.model_dump_json(indent=1))
 
 
 def keep_interrupted(
@@ -62,7 +80,15 @@ def keep_interrupted(
     if path.exists() and (resumed is None or path.resolve() != resumed.resolve()):
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         path = path.with_name(f"{path.stem}__{stamp}.json")
-    text = partial.model_dump_json(indent=1)
+    kept = _write_working(config, path, partial.model_dump_json(indent=1))
+    if kept is None:
+        return interrupted
+    return RunInterruptedError(str(interrupted), partial, kept)
+
+
+def _write_working(config: Path, path: Path, text: str) -> Path | None:
+    """Write a working file under ``.promptcanary/`` next to ``config`` whole (elsewhere when
+    that folder cannot be written); where it went, or None."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _ignored_by_git(config.parent / INTERRUPTED_FOLDER.parent)
@@ -72,11 +98,8 @@ def keep_interrupted(
     except OSError:
         from promptcanary.files import save_elsewhere
 
-        kept = save_elsewhere(path, text)
-        if kept is None:
-            return interrupted
-        path = kept
-    return RunInterruptedError(str(interrupted), partial, path)
+        return save_elsewhere(path, text)
+    return path
 
 
 def _ignored_by_git(folder: Path) -> None:

@@ -5,6 +5,7 @@ Through the CLI in process, against the loopback LLM server and the real LiteLLM
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,40 @@ def test_run_shows_every_prompt_and_no_save_hint_right_after_saving(project: Pat
         saved = run_cli(*base, "--no-progress", "--save-baseline", cwd=project)
         assert saved.returncode == 0 and "Saved baseline" in saved.stderr
         assert "To make this run the baseline" not in saved.stdout
+
+
+def test_the_hint_after_a_run_makes_that_very_run_the_baseline(project: Path) -> None:
+    # "To make this run the baseline" must be true: the pasted command replays the run just
+    # shown (kept under .promptcanary/, ignored by git), asking the model nothing.
+    with FakeLLMServer(lambda r: '{"a": 1}' if "a" in str(r) else "not json") as server:
+        args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+        shown = run_cli(*args, "--no-progress", cwd=project)
+        assert shown.returncode == 0, shown.stderr
+        sent = len(server.requests)
+        kept = project / ".promptcanary" / "last-run" / "first-week__openai-x.json"
+        assert f"Wrote this run → {kept.relative_to(project)}" in shown.stderr
+        assert (project / ".promptcanary" / ".gitignore").read_text() == "*\n"
+        line = next(x for x in shown.stdout.splitlines() if "To make this run the baseline" in x)
+        command = line.split("baseline, run ", 1)[1].split(" and commit")[0]
+        assert "--replay .promptcanary/last-run/first-week__openai-x.json" in command
+        accepted = run_cli(*shlex.split(command)[1:], "--no-progress", cwd=project)
+        assert accepted.returncode == 0, accepted.stderr
+        assert len(server.requests) == sent  # nothing asked again
+    (baseline,) = (project / "baselines").glob("first-week__*.json")
+    assert "Saved baseline" in accepted.stderr and baseline.name in accepted.stderr
+
+
+def test_a_run_that_cannot_be_kept_beside_the_suite_is_kept_elsewhere(project: Path) -> None:
+    (project / ".promptcanary").write_text("a file where the folder would go")
+    with FakeLLMServer(lambda r: "not json") as server:
+        args = ("run", "-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url)
+        shown = run_cli(*args, "--no-progress", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    line = next(x for x in shown.stdout.splitlines() if "To make this run the baseline" in x)
+    replayed = Path(line.split("--replay ", 1)[1].split()[0])
+    assert replayed.is_file() and ".unsaved-" in replayed.name  # files.save_elsewhere's name
+    assert f"Wrote this run → {replayed}" in shown.stderr
+    replayed.unlink()
 
 
 def _saved(project: Path, server: FakeLLMServer) -> None:
