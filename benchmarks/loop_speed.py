@@ -2,8 +2,8 @@
 model, and the CPU per request at the provider's own endpoint.
 
     python benchmarks/loop_speed.py [--runs 5] [--against PATH] [--via env|flag] [--phases]
-                                    [--tls-requests 2000] [--skip-loop] [--skip-no-model]
-                                    [--skip-tls]
+                                    [--promptfoo EXE] [--tls-requests 2000] [--skip-loop]
+                                    [--skip-no-model] [--skip-tls] [--instructions]
 
 1. **init → first table.** In a new folder: `promptcanary init`; canary.yaml given five prompts
    (the two `init` writes and three more); a `.env` with OPENAI_API_KEY and OPENAI_API_BASE
@@ -13,13 +13,19 @@ model, and the CPU per request at the provider's own endpoint.
    is printed. The server is the asyncio loopback server (tests/fakes/llm_async_server.py) in its
    own process, answering at once. Printed: init, run and total, median (min-max) of ``--runs``,
    and the CPU seconds both commands used (every thread): on a shared machine the wall time
-   follows the CPU the process is given, the CPU much less so.
+   follows the CPU the process is given, the CPU much less so. Alternated with it, run by run:
+   the loop's floor (a process that imports LiteLLM as every model-calling command does, and
+   exits) and, with ``--promptfoo EXE``, promptfoo's own first hour on the same five prompts and
+   server (benchmarks/promptfoo_side.py), with the ratio pair by pair: this machine's speed
+   changes from hour to hour, so only figures taken in one run compare.
    Target: total <= 5 s on the 2-core machine (issue 29; promptfoo took 7 s there).
 2. **Commands that call no model**: `--help`, `init`, `compare --current` (on the quickstart and
    on the README's try-it), `baselines list` and `baselines show` on the bundled quickstart, `baselines list` from the repository root (finding
    the suites below), `report` on the quickstart's run and `plan` with no options in the
    quickstart's folder (what the next check costs: LiteLLM's price map read without importing
-   LiteLLM). Median of ``--runs``, wall and CPU seconds. Target: <= 0.5 s.
+   LiteLLM). Median of ``--runs``, wall and CPU seconds, each beside its floor timed in the same
+   alternation (a process importing what the command imports, ours excepted: see
+   ``--instructions``). Target: <= 0.5 s.
 3. **CPU per request at the provider's own endpoint** (no api_base; a loopback HTTPS server with
    a private CA reached through OPENAI_BASE_URL and SSL_CERT_FILE): ``--tls-requests`` requests at
    concurrency 64 against the server answering in 100 ms, through the bare SDK route (a gather of
