@@ -59,6 +59,7 @@ from promptcanary.core.verdict.rules import (
     choose_test,
     inconclusive_reason,
     moved_at_least,
+    not_enough_evidence,
 )
 from promptcanary.errors import ConfigError
 
@@ -349,13 +350,24 @@ def decide_confirmed(
         floors.append(floor)
         effects.append(moved if pair.direction == "drop" else -moved)
     adjusted = stats.testable_bh_adjust(raw, floors, alpha=alpha) if tested else []
-    for i, p, p_adj, effect in zip(tested, raw, adjusted, effects):
+    for i, p, p_adj, effect, floor in zip(tested, raw, adjusted, effects, floors):
         flagged = p_adj <= alpha and moved_at_least(effect, min_effect)
-        drop = items[i][2].direction == "drop"
+        ref, conf, pair = items[i]
+        # A confirmation cut short (a budget, an outage) may hold too few samples for any outcome
+        # to be significant: if it disagrees with the reference, "stable" would claim what
+        # nobody knows (as in a fixed run: rules.not_enough_evidence).
+        why = (
+            None
+            if p_adj <= alpha
+            else not_enough_evidence(ref, conf, min_effect=min_effect, floor=floor, alpha=alpha)
+        )
+        drop = pair.direction == "drop"
         verdicts[i] = Verdict(
             regression=flagged and drop,
             improvement=flagged and not drop,
-            method=items[i][2].method,
+            inconclusive=why is not None,
+            inconclusive_reason=why,
+            method=pair.method,
             p_value=p,
             p_adjusted=p_adj,
         )

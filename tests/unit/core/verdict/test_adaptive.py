@@ -375,3 +375,25 @@ def test_a_record_keeps_each_recorded_setting_of_its_policy() -> None:
     record = policy.record(behaviour_requests=5)
     assert (record.screening, record.batch, record.cap) == (4, 3, 9)
     assert (record.screen_alpha, record.futility, record.behaviour_requests) == (0.2, 0.6, 5)
+
+
+def test_a_confirmation_cut_too_short_to_show_anything_is_not_called_stable() -> None:
+    # The run stopped (a budget, an outage) after 2 confirmation samples, both failing, against a
+    # reference passing 25 of 33: one-sided Fisher's best p with 2 samples is 45/595 = 0.076 >
+    # 0.05, so no outcome could be significant. Stable would claim a knowledge nobody has.
+    ref = Side(results(25, 30) + results(0, 3, phase="screening"))
+    (cut,) = adaptive.decide_confirmed(
+        [(ref, side(0, 2, phase="confirmation"), pair())], alpha=0.05, min_effect=0.1
+    )
+    assert not cut.regression and cut.inconclusive
+    assert (cut.inconclusive_reason or "").startswith("not enough evidence: 33 baseline and 2")
+    # The same two samples passing agree with the reference: stable, as before.
+    (agree,) = adaptive.decide_confirmed(
+        [(ref, side(2, 2, phase="confirmation"), pair())], alpha=0.05, min_effect=0.1
+    )
+    assert not agree.inconclusive and not agree.regression
+    # Enough samples to show a change, and none shown: stable, not "not enough evidence".
+    (enough,) = adaptive.decide_confirmed(
+        [(ref, side(5, 8, phase="confirmation"), pair())], alpha=0.05, min_effect=0.1
+    )
+    assert not enough.inconclusive
