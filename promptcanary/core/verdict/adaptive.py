@@ -356,7 +356,7 @@ def decide_confirmed(
         # A confirmation cut short (a budget, an outage) may hold too few samples for any outcome
         # to be significant: if it disagrees with the reference, "stable" would claim what
         # nobody knows (as in a fixed run: rules.not_enough_evidence).
-        why = (
+        undecided = (
             None
             if p_adj <= alpha
             else not_enough_evidence(ref, conf, min_effect=min_effect, floor=floor, alpha=alpha)
@@ -365,8 +365,8 @@ def decide_confirmed(
         verdicts[i] = Verdict(
             regression=flagged and drop,
             improvement=flagged and not drop,
-            inconclusive=why is not None,
-            inconclusive_reason=why,
+            inconclusive=undecided is not None,
+            inconclusive_reason=undecided,
             method=pair.method,
             p_value=p,
             p_adjusted=p_adj,
