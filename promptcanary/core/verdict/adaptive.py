@@ -59,7 +59,7 @@ from promptcanary.core.verdict.rules import (
     choose_test,
     inconclusive_reason,
     moved_at_least,
-    not_enough_evidence,
+    tested_verdict,
 )
 from promptcanary.errors import ConfigError
 
@@ -351,25 +351,21 @@ def decide_confirmed(
         effects.append(moved if pair.direction == "drop" else -moved)
     adjusted = stats.testable_bh_adjust(raw, floors, alpha=alpha) if tested else []
     for i, p, p_adj, effect, floor in zip(tested, raw, adjusted, effects, floors):
-        flagged = p_adj <= alpha and moved_at_least(effect, min_effect)
         ref, conf, pair = items[i]
         # A confirmation cut short (a budget, an outage) may hold too few samples for any outcome
-        # to be significant: if it disagrees with the reference, "stable" would claim what
-        # nobody knows (as in a fixed run: rules.not_enough_evidence).
-        undecided = (
-            None
-            if p_adj <= alpha
-            else not_enough_evidence(ref, conf, min_effect=min_effect, floor=floor, alpha=alpha)
-        )
-        drop = pair.direction == "drop"
-        verdicts[i] = Verdict(
-            regression=flagged and drop,
-            improvement=flagged and not drop,
-            inconclusive=undecided is not None,
-            inconclusive_reason=undecided,
+        # to be significant: if it disagrees with the reference it is not enough evidence, as
+        # in a fixed run, never "stable".
+        verdicts[i] = tested_verdict(
+            ref,
+            conf,
+            flagged=p_adj <= alpha and moved_at_least(effect, min_effect),
+            drop=pair.direction == "drop",
             method=pair.method,
             p_value=p,
             p_adjusted=p_adj,
+            floor=floor,
+            alpha=alpha,
+            min_effect=min_effect,
         )
     return [v if v is not None else Verdict() for v in verdicts]
 

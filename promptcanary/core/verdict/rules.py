@@ -151,24 +151,53 @@ def decide_multi(
         floors = [min(1.0, 2.0 * test.min_p()) for _, test in tested]
         adjusted = testable_bh_adjust(raw, floors, alpha=alpha)
         for (i, test), p, p_adj, floor in zip(tested, raw, adjusted, floors):
-            significant = p_adj <= alpha
-            large = moved_at_least(abs(test.effect), min_effect)
             b, c = pairs[i]
-            why = (
-                None
-                if significant
-                else not_enough_evidence(b, c, min_effect=min_effect, floor=floor, alpha=alpha)
-            )
-            verdicts[i] = Verdict(
-                regression=significant and large and test.effect > 0,
-                improvement=significant and large and test.effect < 0,
-                inconclusive=why is not None,
-                inconclusive_reason=why,
+            verdicts[i] = tested_verdict(
+                b,
+                c,
+                flagged=p_adj <= alpha and moved_at_least(abs(test.effect), min_effect),
+                drop=test.effect > 0,
                 method=test.method,
                 p_value=p,
                 p_adjusted=p_adj,
+                floor=floor,
+                alpha=alpha,
+                min_effect=min_effect,
             )
     return [v if v is not None else Verdict() for v in verdicts]
+
+
+def tested_verdict(
+    baseline: Side,
+    current: Side,
+    *,
+    flagged: bool,
+    drop: bool,
+    method: str,
+    p_value: float,
+    p_adjusted: float,
+    floor: float,
+    alpha: float,
+    min_effect: float,
+) -> Verdict:
+    """The verdict of a tested pair: a regression (``drop``) or an improvement when
+    ``flagged``; not significant, "not enough evidence" when its samples (smallest attainable
+    p-value ``floor``) could not have shown the change its sides disagree on
+    (:func:`not_enough_evidence`), else stable."""
+    undecided = (
+        None
+        if p_adjusted <= alpha
+        else not_enough_evidence(baseline, current, min_effect=min_effect, floor=floor, alpha=alpha)
+    )
+    return Verdict(
+        regression=flagged and drop,
+        improvement=flagged and not drop,
+        inconclusive=undecided is not None,
+        inconclusive_reason=undecided,
+        method=method,
+        p_value=p_value,
+        p_adjusted=p_adjusted,
+    )
 
 
 #: Why a pair measured once on one side is not judged (one text per side, so reports group them;
