@@ -17,7 +17,7 @@ from promptcanary.core.render.safety import (
     plain_hint,
     safe_url,
 )
-from promptcanary.core.render.terminal import MAX_ROWS, T
+from promptcanary.core.render.terminal import MAX_ROWS, L, T
 
 _TABLE_HEAD = (
     "| # | Probe | Category | Prompt | Score | Passed | Details |\n|--:|---|---|---|--:|--:|---|"
@@ -183,13 +183,13 @@ def render_run_terminal(view: RunView, console: Console, *, quiet: bool = False)
         head.append_text(T(p.probe, "bold"))
         head.append(f" ({p.category}) score {p.mean:.2f}, passed {p.passed_text}", style="red")
         console.print(head)
-        console.print(T(f"   prompt: {p.prompt_line}"))
+        console.print(L(f"   prompt: {p.prompt_line}"))
         if p.reason:
-            console.print(T(f"   reason: {p.reason}"))
+            console.print(L(f"   reason: {p.reason}"))
     if len(view.failing) > MAX_ROWS:
         console.print(Text(f"… {len(view.failing) - MAX_ROWS:,} more failing pairs", "dim"))
     for err, ids in view.error_groups:
-        console.print(T(f"  {len(ids):,} × error: {err}", "yellow"))
+        console.print(L(f"  {len(ids):,} × error: {err}", "yellow"))
     if view.usage:
         console.print(T(f"Usage: {view.usage}", "dim"))
     if view.accept_hint and not view.nothing_measured and not view.aborted:

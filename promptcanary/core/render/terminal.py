@@ -10,7 +10,8 @@ workflow command).
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -59,6 +60,34 @@ SEVERITY_STYLES = {
 def T(text: str | None, style: str = "") -> Text:  # noqa: N802 - reads like a constructor
     """Untrusted text, made safe for a terminal, as a rich Text (never parsed as markup)."""
     return Text(neutralise_terminal(text or ""), style=style)
+
+
+def L(text: str | None, style: str = "") -> RenderableType:  # noqa: N802 - as T
+    """An untrusted line of the report (as :func:`T`) whose leading spaces indent every line it
+    wraps to: a nested item stays under its heading in a 120-column CI log, where rich alone
+    would start each continuation at the margin."""
+    line = T(text, style)
+    indent = len(line.plain) - len(line.plain.lstrip(" "))
+    return _Indented(line[indent:], indent) if indent else line
+
+
+class _Indented:
+    """A Text wrapped to the width left of ``indent`` spaces, each of its lines indented."""
+
+    def __init__(self, text: Text, indent: int) -> None:
+        self.text = text
+        self.indent = indent
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width - self.indent)
+        for line in self.text.wrap(console, width, overflow=options.overflow):
+            line.rstrip()
+            yield Text(" " * self.indent) + line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        narrower = options.update_width(max(1, options.max_width - self.indent))
+        inner = Measurement.get(console, narrower, self.text)
+        return Measurement(inner.minimum + self.indent, inner.maximum + self.indent)
 
 
 def default_console() -> Console:
@@ -155,11 +184,11 @@ def _stacked(pairs: list[PairView], *, with_reason: bool, with_evidence: bool) -
         if pv.flaky:
             head.append(" flaky", style="yellow")
         blocks.append(head)
-        blocks.append(T(f"   prompt: {pv.prompt_line}"))
+        blocks.append(L(f"   prompt: {pv.prompt_line}"))
         if with_evidence:
-            blocks.append(T(f"   evidence: {pv.evidence_counts} · {pv.method}"))
+            blocks.append(L(f"   evidence: {pv.evidence_counts} · {pv.method}"))
         if with_reason and pv.reason:
-            blocks.append(T(f"   reason: {pv.reason}"))
+            blocks.append(L(f"   reason: {pv.reason}"))
     return Group(*blocks)
 
 
@@ -199,14 +228,14 @@ def _behaviour(console: Console, view: ReportView) -> None:
         )
     )
     for bv in changes[:MAX_BEHAVIOUR]:
-        head = T(f"  {bv.prompt_line}", "bold")
+        head = L(f"  {bv.prompt_line}", "bold")
         console.print(head)
-        console.print(T(f"   {bv.summary}"))
+        console.print(L(f"   {bv.summary}"))
         for bullet in bv.bullets:
-            console.print(T(f"   • {bullet}"))
+            console.print(L(f"   • {bullet}"))
         if bv.diff:
             console.print(_diff(bv))
-        console.print(T(f"   {bv.evidence}", "dim"))
+        console.print(L(f"   {bv.evidence}", "dim"))
     if len(changes) > MAX_BEHAVIOUR:
         console.print(
             Text(f"  … {len(changes) - MAX_BEHAVIOUR:,} more: see the JSON report", "dim")
@@ -250,18 +279,18 @@ def _grouped_regressions(console: Console, view: ReportView) -> None:
         console.print(head)
         width = len(f"{len(group.causes[0].pairs):,}")
         for cause in group.causes[:SHOWN_CAUSES]:
-            console.print(T(f"    {len(cause.pairs):>{width},} × {cause.reason}"))
+            console.print(L(f"    {len(cause.pairs):>{width},} × {cause.reason}"))
         if len(group.causes) > SHOWN_CAUSES:
             others = sum(len(c.pairs) for c in group.causes[SHOWN_CAUSES:])
             console.print(
-                T(f"    … and {others:,} for {len(group.causes) - SHOWN_CAUSES:,} other reasons")
+                L(f"    … and {others:,} for {len(group.causes) - SHOWN_CAUSES:,} other reasons")
             )
         ids = group.prompt_ids()
         more = f", … and {len(ids) - SHOWN_PROMPTS:,} more" if len(ids) > SHOWN_PROMPTS else ""
-        console.print(T(f"    prompts: {', '.join(ids[:SHOWN_PROMPTS])}{more}"))
+        console.print(L(f"    prompts: {', '.join(ids[:SHOWN_PROMPTS])}{more}"))
         example = _example(worst)
         if example:
-            console.print(T(f"    e.g. {worst.prompt_id}: {example}"))
+            console.print(L(f"    e.g. {worst.prompt_id}: {example}"))
         also = sum(1 for pid in ids if pid in changed)
         if also:
             console.print(
@@ -305,12 +334,12 @@ def _unexplained_behaviour(console: Console, view: ReportView) -> None:
     # The prompt and each answer on one line of the terminal: enough to recognise them.
     line = max(console.width - 4, 40)
     for bv, (old, new) in rest[:SHOWN_BEHAVIOUR]:
-        console.print(T(f"  {one_line(bv.prompt_line, line)}", "bold"))
-        console.print(T(f"    {bv.summary}"))
+        console.print(L(f"  {one_line(bv.prompt_line, line)}", "bold"))
+        console.print(L(f"    {bv.summary}"))
         if old or new:
-            console.print(T(f"    was: “{one_line(old, line - 8)}”", "red"))
-            console.print(T(f"    now: “{one_line(new, line - 8)}”", "green"))
-        console.print(T(f"    {bv.evidence}", "dim"))
+            console.print(L(f"    was: “{one_line(old, line - 8)}”", "red"))
+            console.print(L(f"    now: “{one_line(new, line - 8)}”", "green"))
+        console.print(L(f"    {bv.evidence}", "dim"))
     if len(rest) > SHOWN_BEHAVIOUR:
         console.print(
             Text(f"  … and {len(rest) - SHOWN_BEHAVIOUR:,} more where no probe regressed", "dim")
@@ -359,7 +388,7 @@ def render_terminal(
             Text(f"Suite changes ({len(changes):,}) — not compared, not drift", "bold cyan")
         )
         for c in changes[:MAX_ROWS]:
-            console.print(T(f"  {fmt.suite_change_text(c)}"))
+            console.print(L(f"  {fmt.suite_change_text(c)}"))
         if len(changes) > MAX_ROWS:
             console.print(Text(f"  … {len(changes) - MAX_ROWS:,} more", "dim"))
     if view.inconclusive_groups:
@@ -370,7 +399,7 @@ def render_terminal(
             )
         )
         for error, pairs in view.inconclusive_groups:
-            console.print(T(f"  {len(pairs):,} × {error}"))
+            console.print(L(f"  {len(pairs):,} × {error}"))
     if view.flaky:
         console.print(Text(f"Flaky baselines ({len(view.flaky):,})", "bold yellow"))
         for pv in view.flaky[:10]:
