@@ -113,3 +113,31 @@ def test_run_terminal_and_quiet() -> None:
     console = plain_console(100)
     print_run_terminal(run, console, quiet=True)
     assert console.file.getvalue().count("\n") == 1
+
+
+def test_a_nested_line_that_wraps_stays_under_its_heading() -> None:
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from promptcanary.core.render.terminal import L
+
+    console = Console(width=40, force_terminal=False, record=True, file=io.StringIO())
+    console.print(L("    e.g. p1: “the answer that is long enough to wrap twice over here”"))
+    console.print(L("top level: it wraps at the margin as it always did, unindented"))
+    lines = console.export_text().splitlines()
+    assert lines[:2] == [  # no trailing space either
+        "    e.g. p1: “the answer that is long",
+        "    enough to wrap twice over here”",
+    ]
+    assert [line.rstrip() for line in lines[2:]] == [
+        "top level: it wraps at the margin as it",
+        "always did, unindented",
+    ]
+    # Inside a table cell it measures as its text plus the indent.
+    table = Table.grid()
+    table.add_row(L("  ab cd"))
+    narrow = Console(width=40, force_terminal=False, record=True, file=io.StringIO())
+    narrow.print(table)
+    assert narrow.export_text().splitlines() == ["  ab cd"]
