@@ -1,0 +1,130 @@
+"""cancelled_on_sigint: Ctrl-C cancels the main task, as asyncio.run does since Python 3.11.
+
+Driven with ``loop.run_until_complete`` (which installs no SIGINT handler on any version), so the
+3.10 code path is exercised on whatever Python runs the tests; the last tests go through
+``asyncio.run`` itself and hold on every version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+from promptcanary.core.run.sigint import cancelled_on_sigint
+
+T = TypeVar("T")
+
+
+@pytest.fixture(autouse=True)
+def _python_default_sigint() -> Iterator[None]:
+    """What a terminal program starts with (pytest-xdist workers may have another handler)."""
+    assert threading.current_thread() is threading.main_thread()
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
+def run_on_a_bare_loop(main: Coroutine[Any, Any, T]) -> T:
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(cancelled_on_sigint(main))
+    finally:
+        loop.close()
+
+
+async def ctrl_c_then_wait(log: list[str], cleanup: Callable[[], Any] | None = None) -> str:
+    """Sends itself SIGINT, then waits as a run waits for answers; logs how it ended."""
+    try:
+        signal.raise_signal(signal.SIGINT)
+        await asyncio.sleep(30)
+        log.append("slept")
+        return "finished"
+    except asyncio.CancelledError:
+        log.append("cancelled")
+        if cleanup is not None:
+            await cleanup()
+        log.append("cleaned up")
+        raise
+
+
+def test_first_ctrl_c_cancels_the_coroutine_then_raises_keyboard_interrupt() -> None:
+    log: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        run_on_a_bare_loop(ctrl_c_then_wait(log))
+    assert log == ["cancelled", "cleaned up"]  # the coroutine saw the cancellation and finished
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_second_ctrl_c_raises_at_once_during_the_cleanup() -> None:
+    log: list[str] = []
+
+    async def slow_cleanup() -> None:
+        signal.raise_signal(signal.SIGINT)
+        await asyncio.sleep(30)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_on_a_bare_loop(ctrl_c_then_wait(log, slow_cleanup))
+    assert log == ["cancelled"]  # the cleanup never finished
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_without_ctrl_c_the_value_comes_back_and_the_handler_is_restored() -> None:
+    seen: list[object] = []
+
+    async def main() -> int:
+        seen.append(signal.getsignal(signal.SIGINT))
+        await asyncio.sleep(0)
+        return 42
+
+    assert run_on_a_bare_loop(main()) == 42
+    assert seen and seen[0] is not signal.default_int_handler  # its own handler was in place
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_cancellation_that_is_not_ctrl_c_stays_a_cancellation() -> None:
+    async def main() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(30)
+
+    with pytest.raises(asyncio.CancelledError):
+        run_on_a_bare_loop(main())
+
+
+def test_an_application_handler_is_left_alone() -> None:
+    heard: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: heard.append(signum))
+    log: list[str] = []
+
+    async def main() -> str:
+        signal.raise_signal(signal.SIGINT)
+        await asyncio.sleep(0.01)
+        log.append("slept")
+        return "finished"
+
+    assert run_on_a_bare_loop(main()) == "finished"
+    assert heard == [signal.SIGINT] and log == ["slept"]
+
+
+def test_under_asyncio_run_ctrl_c_cancels_then_raises_on_every_python() -> None:
+    log: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(cancelled_on_sigint(ctrl_c_then_wait(log)))
+    assert log == ["cancelled", "cleaned up"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_under_asyncio_run_without_ctrl_c_the_value_comes_back() -> None:
+    async def main() -> str:
+        await asyncio.sleep(0)
+        return "done"
+
+    assert asyncio.run(cancelled_on_sigint(main())) == "done"
