@@ -1,8 +1,8 @@
-"""cancelled_on_sigint: Ctrl-C cancels the main task, as asyncio.run does since Python 3.11.
+"""Ctrl-C cancels the main task, as asyncio.run does since Python 3.11 (core/run/sigint.py).
 
-Driven with ``loop.run_until_complete`` (which installs no SIGINT handler on any version), so the
-3.10 code path is exercised on whatever Python runs the tests; the last tests go through
-``asyncio.run`` itself and hold on every version.
+``run_cancelling_on_sigint`` is what ``sigint.run`` uses on 3.10; it is tested on whatever Python
+runs the tests (on 3.11+ ``asyncio.run`` leaves a handler already in place alone). The last tests
+go through ``sigint.run`` and hold on every version.
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
-from promptcanary.core.run.sigint import cancelled_on_sigint
-
-T = TypeVar("T")
+from promptcanary.core.run import sigint
+from promptcanary.core.run.sigint import run_cancelling_on_sigint
 
 
 @pytest.fixture(autouse=True)
@@ -29,14 +28,6 @@ def _python_default_sigint() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, saved)
-
-
-def run_on_a_bare_loop(main: Coroutine[Any, Any, T]) -> T:
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(cancelled_on_sigint(main))
-    finally:
-        loop.close()
 
 
 async def ctrl_c_then_wait(log: list[str], cleanup: Callable[[], Any] | None = None) -> str:
@@ -57,7 +48,7 @@ async def ctrl_c_then_wait(log: list[str], cleanup: Callable[[], Any] | None = N
 def test_first_ctrl_c_cancels_the_coroutine_then_raises_keyboard_interrupt() -> None:
     log: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        run_on_a_bare_loop(ctrl_c_then_wait(log))
+        run_cancelling_on_sigint(ctrl_c_then_wait(log))
     assert log == ["cancelled", "cleaned up"]  # the coroutine saw the cancellation and finished
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
@@ -70,7 +61,7 @@ def test_a_second_ctrl_c_raises_at_once_during_the_cleanup() -> None:
         await asyncio.sleep(30)
 
     with pytest.raises(KeyboardInterrupt):
-        run_on_a_bare_loop(ctrl_c_then_wait(log, slow_cleanup))
+        run_cancelling_on_sigint(ctrl_c_then_wait(log, slow_cleanup))
     assert log == ["cancelled"]  # the cleanup never finished
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
@@ -83,7 +74,7 @@ def test_without_ctrl_c_the_value_comes_back_and_the_handler_is_restored() -> No
         await asyncio.sleep(0)
         return 42
 
-    assert run_on_a_bare_loop(main()) == 42
+    assert run_cancelling_on_sigint(main()) == 42
     assert seen and seen[0] is not signal.default_int_handler  # its own handler was in place
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
@@ -96,7 +87,29 @@ def test_a_cancellation_that_is_not_ctrl_c_stays_a_cancellation() -> None:
         await asyncio.sleep(30)
 
     with pytest.raises(asyncio.CancelledError):
-        run_on_a_bare_loop(main())
+        run_cancelling_on_sigint(main())
+
+
+def test_a_task_abandoned_when_the_loop_closes_leaves_no_handler_behind() -> None:
+    """As a provider raising KeyboardInterrupt in several requests at once does: the second one
+    stops asyncio.run's cleanup, and the main task is never resumed (nor its finally run)."""
+
+    async def interrupted_even_when_cancelled() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            raise KeyboardInterrupt
+
+    async def first_interrupted() -> None:
+        await asyncio.sleep(0)
+        raise KeyboardInterrupt
+
+    async def main() -> None:
+        await asyncio.gather(first_interrupted(), interrupted_even_when_cancelled())
+
+    with pytest.raises(KeyboardInterrupt):
+        run_cancelling_on_sigint(main())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_application_handler_is_left_alone() -> None:
@@ -110,21 +123,21 @@ def test_an_application_handler_is_left_alone() -> None:
         log.append("slept")
         return "finished"
 
-    assert run_on_a_bare_loop(main()) == "finished"
+    assert run_cancelling_on_sigint(main()) == "finished"
     assert heard == [signal.SIGINT] and log == ["slept"]
 
 
-def test_under_asyncio_run_ctrl_c_cancels_then_raises_on_every_python() -> None:
+def test_sigint_run_ctrl_c_cancels_then_raises_on_every_python() -> None:
     log: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        asyncio.run(cancelled_on_sigint(ctrl_c_then_wait(log)))
+        sigint.run(ctrl_c_then_wait(log))
     assert log == ["cancelled", "cleaned up"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_under_asyncio_run_without_ctrl_c_the_value_comes_back() -> None:
+def test_sigint_run_without_ctrl_c_the_value_comes_back() -> None:
     async def main() -> str:
         await asyncio.sleep(0)
         return "done"
 
-    assert asyncio.run(cancelled_on_sigint(main())) == "done"
+    assert sigint.run(main()) == "done"
