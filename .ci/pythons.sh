@@ -11,13 +11,14 @@
 #
 # Not part of .ci/run: each version costs an install and a 1.5-2.5 min test run on two cores.
 # PYTHONS_WORKERS sets pytest-xdist's workers (default 2). Each version's install and test output
-# goes to out/pythons/<version>.log. Exit 0 when every version tested passed, 1 when one failed
+# goes to ${TMPDIR:-/tmp}/promptcanary-pythons/<version>.log. Exit 0 when every version tested passed, 1 when one failed
 # (or could not be installed), 2 on an argument that is no interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 workers=${PYTHONS_WORKERS:-2}
-logs=out/pythons
+# Outside the checkout: a test (test_fuzz_inputs) fails when a file in it changes while it runs.
+logs=${TMPDIR:-/tmp}/promptcanary-pythons
 
 # requires-python = ">=3.10": the oldest version the package claims.
 minimum=$(sed -n 's/^requires-python = ">=\([0-9][0-9]*\)\.\([0-9][0-9]*\)"$/\1 \2/p' pyproject.toml)
