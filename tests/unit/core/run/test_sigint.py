@@ -141,3 +141,45 @@ def test_sigint_run_without_ctrl_c_the_value_comes_back() -> None:
         return "done"
 
     assert sigint.run(main()) == "done"
+
+
+def test_a_keyboard_interrupt_in_a_call_with_a_deadline_leaves_the_loop_once() -> None:
+    """engine._wait_for (the deadline on Python 3.10): raised twice, once from wait_for's own task
+    and again from the task awaiting it, the second cut asyncio.run's cleanup short and the
+    run's task never ended. Tested on every Python (3.11+ use asyncio.timeout instead)."""
+    from promptcanary.core.models import LLMResponse
+    from promptcanary.core.run.engine import _wait_for
+
+    ended: list[str] = []
+
+    async def provider_call() -> LLMResponse:
+        await asyncio.sleep(0)
+        raise KeyboardInterrupt  # as a provider's thread does when the runner dies
+
+    async def request() -> None:
+        await _wait_for(provider_call(), 5)
+
+    async def main() -> None:
+        try:
+            await asyncio.gather(request(), asyncio.sleep(30))
+        finally:
+            ended.append("run")
+
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(main())
+    assert ended == ["run"]
+
+
+def test_a_call_with_a_deadline_answers_or_times_out() -> None:
+    from promptcanary.core.models import LLMResponse
+    from promptcanary.core.run.engine import _wait_for
+
+    answer = LLMResponse(prompt_id="p", provider_model_id="m", content="hi")
+
+    async def call(delay: float) -> LLMResponse:
+        await asyncio.sleep(delay)
+        return answer
+
+    assert asyncio.run(_wait_for(call(0), 5)) is answer
+    with pytest.raises(asyncio.TimeoutError):
+        asyncio.run(_wait_for(call(30), 0.01))
