@@ -24,6 +24,9 @@ OUTSIDE_THE_TREE = {
     # Shaped as LiteLLM's aiohttp handler reads an error reply (status_code, text, headers); LiteLLM
     # turns it into the openai/ exception that LiteLLMProvider then translates into ProviderError.
     "promptcanary.providers.litellm_transport:_HTTPStatusError",
+    # Carries a KeyboardInterrupt out of asyncio.wait_for's task on Python 3.10, so that it is
+    # raised once (core/run/engine.py, _wait_for); caught and unwrapped in the same function.
+    "promptcanary.core.run.engine:_CarriedError",
 }
 
 

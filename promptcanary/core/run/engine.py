@@ -410,4 +410,32 @@ async def _with_timeout(awaitable: Coroutine[Any, Any, LLMResponse], seconds: fl
         # asyncio.timeout cancels in place; wait_for would wrap every call in an extra task.
         async with asyncio.timeout(seconds):
             return await awaitable
-    return await asyncio.wait_for(awaitable, timeout=seconds)
+    return await _wait_for(awaitable, seconds)
+
+
+class _CarriedError(Exception):
+    """A KeyboardInterrupt or SystemExit on its way out of wait_for's task (see _wait_for)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+
+async def _wait_for(awaitable: Coroutine[Any, Any, LLMResponse], seconds: float) -> LLMResponse:
+    """asyncio.wait_for (Python 3.10), a KeyboardInterrupt raised in the call leaving the loop
+    once, as with asyncio.timeout. wait_for runs the call in a task of its own: raised there, it
+    left the loop from that task and again from the one awaiting it, and the second cut
+    asyncio.run's cleanup short, so the run's task never ended (its garbage-collector threshold
+    stayed raised in the process, its probe threads running). Carried out of the inner task as
+    an ordinary exception, it is raised once, here."""
+
+    async def carried() -> LLMResponse:
+        try:
+            return await awaitable
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _CarriedError(exc) from None
+
+    try:
+        return await asyncio.wait_for(carried(), timeout=seconds)
+    except _CarriedError as carrier:
+        raise carrier.exc from None

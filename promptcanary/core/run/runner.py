@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from promptcanary.core.models import CanaryRunResult, ProviderConfig
 from promptcanary.core.models.seed import NO_SEED
+from promptcanary.core.run import sigint
 from promptcanary.core.run.engine import RunExecution
 from promptcanary.core.run.options import ProgressCallback, RunnableSuite, RunOptions
 from promptcanary.core.run.scoring import probe_one
@@ -128,7 +129,9 @@ def run_suite(
                     suite, _configured(provider, options), options, run_suite, progress=progress
                 )
         try:
-            asyncio.run(main())
+            # sigint.run: asyncio.run, Ctrl-C cancelling the run on Python 3.10 too (asyncio.run
+            # does it itself only since 3.11).
+            sigint.run(main())
         except KeyboardInterrupt as exc:
             # Raised by asyncio.run only after the first Ctrl-C cancelled the run (a second one
             # in the meantime raises on at once, with nothing kept).

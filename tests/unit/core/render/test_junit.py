@@ -40,7 +40,9 @@ def check_jenkins_rules(text: str) -> ET.Element:
         children = [child.tag for child in suite]
         assert children[0] == "properties" and "properties" not in children[1:]
         assert set(children[1:]) <= {"testcase"}
-        for prop in suite.find("properties") or []:
+        # suite[0], the <properties> just checked (not find(...) or []: an element's truth value
+        # is deprecated since Python 3.12, and is its number of children).
+        for prop in suite[0]:
             assert prop.tag == "property" and prop.get("name") and prop.get("value") is not None
         cases = suite.findall("testcase")
         counts = {
