@@ -67,7 +67,7 @@ def run_cancelling_on_sigint(main: Coroutine[Any, Any, T]) -> T:
 
     signal.signal(signal.SIGINT, on_sigint)
     try:
-        return asyncio.run(main_task())
+        result = asyncio.run(main_task())
     except asyncio.CancelledError:
         if interrupts:
             raise KeyboardInterrupt from None
@@ -75,3 +75,8 @@ def run_cancelling_on_sigint(main: Coroutine[Any, Any, T]) -> T:
     finally:
         if signal.getsignal(signal.SIGINT) is on_sigint:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+    if interrupts:
+        # The task caught the cancellation and returned: 3.11's asyncio.run still raises
+        # KeyboardInterrupt once it has ended (the caller keeps what the task kept).
+        raise KeyboardInterrupt
+    return result

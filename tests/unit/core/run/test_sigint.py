@@ -53,6 +53,23 @@ def test_first_ctrl_c_cancels_the_coroutine_then_raises_keyboard_interrupt() -> 
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_coroutine_that_keeps_what_it_got_and_returns_still_ends_in_keyboard_interrupt() -> None:
+    # As asyncio.run since 3.11: the task caught the cancellation and returned normally (a run
+    # that stops and keeps its answers), and the interrupt is still raised once it has ended.
+    log: list[str] = []
+
+    async def swallow() -> str:
+        try:
+            return await ctrl_c_then_wait(log)
+        except asyncio.CancelledError:
+            return "kept"
+
+    with pytest.raises(KeyboardInterrupt):
+        run_cancelling_on_sigint(swallow())
+    assert log == ["cancelled", "cleaned up"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_second_ctrl_c_raises_at_once_during_the_cleanup() -> None:
     log: list[str] = []
 
