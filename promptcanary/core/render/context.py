@@ -196,7 +196,8 @@ class ReportView:
     inconclusive_groups_hidden: int
     flaky: list[PairView]
     usage: list[tuple[str, str, str, str]]
-    thresholds: str
+    threshold_items: list[str]
+    """Each threshold in words (``regression Δ ≥ 0.05``, …)."""
     accept_hint: str
     """How to accept the change as the new baseline (trusted Markdown)."""
     run_url: str | None
@@ -216,9 +217,19 @@ class ReportView:
     """What the attribution noticed that is no evidence of a model change."""
 
     @property
+    def thresholds(self) -> str:
+        """The thresholds on one line."""
+        return ", ".join(self.threshold_items)
+
+    @property
+    def usage_items(self) -> list[str]:
+        """Each usage row, then the provider notes."""
+        return [*fmt.usage_items(self.usage), *self.provider_notes]
+
+    @property
     def usage_line(self) -> str:
         """Usage on one line, then the provider notes."""
-        return " · ".join([fmt.usage_line(self.usage), *self.provider_notes])
+        return " · ".join(self.usage_items)
 
     @property
     def inconclusive(self) -> bool:
@@ -288,7 +299,7 @@ def unwanted_hint(report: DriftReport) -> str:
     )
 
 
-def _thresholds(report: DriftReport) -> str:
+def _thresholds(report: DriftReport) -> list[str]:
     parts = [
         f"regression Δ ≥ {report.regression_threshold:g}",
         f"improvement Δ ≥ {report.improvement_threshold:g}",
@@ -302,7 +313,7 @@ def _thresholds(report: DriftReport) -> str:
         parts.append(f"α = {report.alpha:g} (Benjamini–Hochberg)")
         parts.append(f"min effect {report.min_effect:g}")
     parts.append(f"max error rate {report.max_error_rate:.0%}")
-    return ", ".join(parts)
+    return parts
 
 
 def _headline(report: DriftReport) -> tuple[str, str]:
@@ -482,7 +493,7 @@ def build_report_view(
         inconclusive_groups_hidden=max(len(ordered_groups) - MAX_INCONCLUSIVE_GROUPS, 0),
         flaky=views(flaky, "flaky"),
         usage=fmt.usage_comparison_rows(report.baseline_usage, report.current_usage),
-        thresholds=_thresholds(report),
+        threshold_items=_thresholds(report),
         **placed(shown),
         trend=trend_for_report(report, history) if with_trend else [],
         probe_names=probe_names,

@@ -240,9 +240,14 @@ _COST_PER_THOUSAND: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 
 def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
     """All usage rows on one line: ``tokens 1,200 → 1,350 (+12%) · cost ...``."""
-    return " · ".join(
+    return " · ".join(usage_items(rows))
+
+
+def usage_items(rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """Each usage row as one item: ``tokens 1,200 → 1,350 (+12%)``."""
+    return [
         f"{label} {b} → {c}" + (f" ({change})" if change else "") for label, b, c, change in rows
-    )
+    ]
 
 
 def stable_text(counts: dict[str, int]) -> str:

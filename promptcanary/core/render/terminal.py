@@ -90,6 +90,33 @@ class _Indented:
         return Measurement(inner.minimum + self.indent, inner.maximum + self.indent)
 
 
+def _packed(
+    console: Console, lead: str, items: list[str], sep: str, style: str, *, end: str = ""
+) -> None:
+    """``lead``, then ``items`` joined by ``sep``, on as few lines as the console is wide, broken
+    only between items — a figure stays with its unit and its change (``$0.0003 → $0.0004
+    (+15%)``) — each further line indented by two spaces. A line keeps its separator at its end
+    within the width; an item wider than a line of its own stays where it is and wraps there."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    line = lead.rstrip()
+    for i, item in enumerate(items):
+        last = i == len(items) - 1
+        text = item + (end if last else "")
+        glue = " " if i == 0 else sep  # after the lead a space, after an item the separator
+        tail = "" if last else sep.rstrip()
+        fits_here = cell_len(line + glue + text + tail) <= console.width
+        if fits_here or cell_len("  " + text + tail) > console.width:
+            line += glue + text  # too wide for a line of its own too: it wraps where it is
+        else:
+            lines.append(line + ("" if i == 0 else sep.rstrip()))
+            line = "  " + text
+    lines.append(line if items else line + end)
+    for text in lines:
+        console.print(L(text, style))
+
+
 def default_console() -> Console:
     """A console that writes to stdout; colour only on a real terminal (see
     :func:`~.console.fit_to_output` for its width elsewhere)."""
@@ -418,8 +445,8 @@ def render_terminal(
             )
         )
     if view.usage:
-        console.print(T(f"Usage (baseline → current): {view.usage_line}", "dim"))
-    console.print(T(f"Thresholds: {view.thresholds}.", "dim"))
+        _packed(console, "Usage (baseline → current): ", view.usage_items, " · ", "dim")
+    _packed(console, "Thresholds: ", view.threshold_items, ", ", "dim", end=".")
     if view.offer_accept:
         # Never wrapped: the hint holds a command to paste.
         console.print(

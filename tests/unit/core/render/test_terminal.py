@@ -141,3 +141,30 @@ def test_a_nested_line_that_wraps_stays_under_its_heading() -> None:
     narrow = Console(width=40, force_terminal=False, record=True, file=io.StringIO())
     narrow.print(table)
     assert narrow.export_text().splitlines() == ["  ab cd"]
+
+
+def test_a_list_line_breaks_only_between_its_items() -> None:
+    import io
+
+    from rich.console import Console
+
+    from promptcanary.core.render.terminal import _packed
+
+    def packed(width: int, items: list[str]) -> list[str]:
+        console = Console(width=width, force_terminal=False, record=True, file=io.StringIO())
+        _packed(console, "Usage: ", items, " · ", "", end=".")
+        return [line.rstrip() for line in console.export_text().splitlines()]
+
+    items = ["latency p50 420 ms → 510 ms (+21%)", "requests 40 → 44", "errors 0 → 0"]
+    assert packed(120, items) == [
+        "Usage: latency p50 420 ms → 510 ms (+21%) · requests 40 → 44 · errors 0 → 0."
+    ]
+    # A figure never leaves its unit or its change; the separator ends the line it follows.
+    assert packed(44, items) == [
+        "Usage: latency p50 420 ms → 510 ms (+21%) ·",
+        "  requests 40 → 44 · errors 0 → 0.",
+    ]
+    # An item too wide for any line stays where it is and wraps there.
+    wide = ["x" * 10, "a b c d e f g h i j k l m n o p q r s t u v w x y z"]
+    assert packed(30, wide)[0] == "Usage: xxxxxxxxxx · a b c d e"
+    assert packed(30, []) == ["Usage:."]
