@@ -238,11 +238,6 @@ _COST_PER_THOUSAND: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 )
 
 
-def usage_line(rows: list[tuple[str, str, str, str]]) -> str:
-    """All usage rows on one line: ``tokens 1,200 → 1,350 (+12%) · cost ...``."""
-    return " · ".join(usage_items(rows))
-
-
 def usage_items(rows: list[tuple[str, str, str, str]]) -> list[str]:
     """Each usage row as one item: ``tokens 1,200 → 1,350 (+12%)``."""
     return [
