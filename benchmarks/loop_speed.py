@@ -69,7 +69,6 @@ import functools
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -86,6 +85,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import promptfoo_side  # noqa: E402  (benchmarks/, on the path above)
+from first_table import children_cpu, seconds_to_table  # noqa: E402
 
 QUICKSTART = ROOT / "examples" / "quickstart"
 TRY_IT = ROOT / "examples" / "gpt4-drift"
@@ -147,12 +147,7 @@ def write_suite(folder: Path, url: str, via: str) -> list[str]:
     return args
 
 
-def children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
-def one_loop(exe: str, url: str, via: str, code: Path | None) -> tuple[float, float, float]:
+def one_loop(exe: str, via: str, code: Path | None, url: str) -> tuple[float, float, float]:
     """(init, run to the first table line) seconds in a new folder, and the CPU seconds both
     commands used (every thread, to the end of each process)."""
     env = environment(code)
@@ -163,18 +158,9 @@ def one_loop(exe: str, url: str, via: str, code: Path | None) -> tuple[float, fl
         subprocess.run([exe, "init"], cwd=folder, env=env, capture_output=True, check=True)
         init_s = time.perf_counter() - started
         args = write_suite(folder, url, via)
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            [exe, *args], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        table = seconds_to_table(
+            [exe, *args], folder, env, lambda line: line.startswith(b"Run of suite"), "run"
         )
-        assert proc.stdout is not None
-        table = None
-        for line in proc.stdout:
-            if line.startswith(b"Run of suite"):
-                table = time.perf_counter() - started
-        _, err = proc.communicate()
-        if table is None:
-            raise SystemExit(f"no result table (exit {proc.returncode}): {err.decode()[-2000:]}")
     return init_s, table, children_cpu() - cpu
 
 
@@ -198,7 +184,7 @@ def one_floor() -> tuple[float, float, float]:
 def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> None:
     before = load()
     loops: dict[str, Callable[[str], tuple[float, float, float]]] = {
-        name: functools.partial(one_loop_at, exe, args.via, code) for name, code in sides.items()
+        name: functools.partial(one_loop, exe, args.via, code) for name, code in sides.items()
     }
     with tempfile.TemporaryDirectory() as state:
         if args.promptfoo:
@@ -239,10 +225,6 @@ def section_loop(args: argparse.Namespace, exe: str, sides: dict[str, Path]) -> 
                 f"({min(ratios):.2f}-{max(ratios):.2f}); faster in "
                 f"{sum(x < 1 for x in ratios)} of {len(ratios)} runs"
             )
-
-
-def one_loop_at(exe: str, via: str, code: Path | None, url: str) -> tuple[float, float, float]:
-    return one_loop(exe, url, via, code)
 
 
 #: The run command, with the CPU seconds before, of and after LiteLLM's import printed on stderr.

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from first_table import children_cpu, seconds_to_table
 
 #: The five prompts of loop_speed.py's canary.yaml (the two `promptcanary init` writes and three
 #: more) with the checks its probes make, in promptfoo's assertion types.
@@ -73,11 +74,6 @@ def environment(state: Path) -> dict[str, str]:
     return env
 
 
-def children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def one_loop(exe: str, url: str, state: Path) -> tuple[float, float, float]:
     """(init, eval to the first table line) seconds in a new folder, and the CPU seconds both
     commands used (every thread, to the end of each process)."""
@@ -92,23 +88,9 @@ def one_loop(exe: str, url: str, state: Path) -> tuple[float, float, float]:
         init_s = time.perf_counter() - started
         (folder / "promptfooconfig.yaml").write_text(config(url), encoding="utf-8")
         cmd = [exe, "eval", "--no-cache", "--repeat", "30", "-j", "8", "--no-progress-bar"]
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        assert proc.stdout is not None
-        table = None
-        for line in proc.stdout:
-            # The table's top-left corner (after a colour code: promptfoo colours its borders
-            # even with NO_COLOR set).
-            if table is None and "┌".encode() in line:
-                table = time.perf_counter() - started
-        _, err = proc.communicate()
-        if table is None:
-            raise SystemExit(
-                f"promptfoo printed no result table (exit {proc.returncode}): "
-                f"{err.decode(errors='replace')[-2000:]}"
-            )
+        # The table's top-left corner (after a colour code: promptfoo colours its borders even
+        # with NO_COLOR set).
+        table = seconds_to_table(cmd, folder, env, lambda line: "┌".encode() in line, "promptfoo")
     return init_s, table, children_cpu() - cpu
 
 

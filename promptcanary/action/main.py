@@ -28,7 +28,7 @@ from promptcanary.action.outcome import Outcome, ReportFiles, reports_dir
 from promptcanary.action.promote import WorkspaceStore
 from promptcanary.action.settings import ActionConfig, GitHubContext, load_config, load_context
 from promptcanary.action.tokens import withhold_job_tokens, without_job_tokens
-from promptcanary.action.workflow import Workflow, one_line
+from promptcanary.action.workflow import Workflow, escaped_line
 from promptcanary.core.render.safety import md_code
 from promptcanary.errors import (
     EXIT_INTERNAL,
@@ -289,7 +289,7 @@ def _set_outputs(workflow: Workflow, outcome: Outcome) -> None:
         ),
         title="PromptCanary",
     )
-    lines = [f"{name}={one_line(value)}" for name, value in values.items()]
+    lines = [f"{name}={escaped_line(value)}" for name, value in values.items()]
     workflow.print_untrusted("\n".join([OUTPUTS_NOT_WRITTEN, *lines]))
 
 

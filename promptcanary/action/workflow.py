@@ -197,7 +197,7 @@ def _append_whole(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def one_line(value: str) -> str:
+def escaped_line(value: str) -> str:
     """``value`` on one log line: line breaks (and the backslash) shown as Python escapes."""
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 

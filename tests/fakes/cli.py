@@ -14,7 +14,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,9 +85,25 @@ def run_process(
     *args: str, cwd: Path, env_extra: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``promptcanary ARGS`` as a fresh process through the console script (slow: end to end)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(BASE_ENV)
+    env = process_env()
     env.update(env_extra or {})
     return subprocess.run(
         [console_script(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
+
+
+def process_env() -> dict[str, str]:
+    """The environment of a ``promptcanary`` process: this one's without its provider keys, and
+    :data:`BASE_ENV`."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(BASE_ENV)
+    return env
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 60) -> None:
+    """Poll ``condition`` (e.g. the requests a loopback server got from a process started
+    apart) until it holds; fail the test if it does not within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert condition(), "the run never got that far"

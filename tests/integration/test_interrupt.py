@@ -9,7 +9,6 @@ command (run here in process against a fast server) asks only what is missing.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import subprocess
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.cli import BASE_ENV, console_script, run_cli
+from tests.fakes.cli import console_script, process_env, run_cli, wait_until
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 
 SUITE = """\
@@ -44,14 +43,15 @@ def _slow_on_three(request: dict[str, Any]) -> Reply | str:
     return Reply("OK three", delay_s=30) if "three" in text else f"OK {text.split()[-1]}"
 
 
-def _start(tmp_path: Path, command: str, server: FakeLLMServer, *extra: str) -> subprocess.Popen[str]:
+def _start(
+    tmp_path: Path, command: str, server: FakeLLMServer, *extra: str
+) -> subprocess.Popen[str]:
     args = ["-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url, *extra]
     if command == "run":
         args += ["-o", "run.json", "--save-baseline"]
     else:
         args += ["--save-run", "run.json", "--output-json", "report.json"]
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(BASE_ENV)
+    env = process_env()
     return subprocess.Popen(
         [console_script(), command, *args],
         cwd=tmp_path,
@@ -60,13 +60,6 @@ def _start(tmp_path: Path, command: str, server: FakeLLMServer, *extra: str) -> 
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def _wait_for(condition: Any, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert condition(), "the run never got that far"
 
 
 def _baseline(tmp_path: Path) -> None:
@@ -92,7 +85,7 @@ def test_ctrl_c_keeps_the_answers_received_and_says_how_to_resume(
     with FakeLLMServer(_slow_on_three) as server:
         slow_url = server.base_url
         process = _start(tmp_path, command, server)
-        _wait_for(lambda: len(server.requests) == 3)  # two answered, 'Say three' in flight
+        wait_until(lambda: len(server.requests) == 3)  # two answered, 'Say three' in flight
         time.sleep(1.0)  # the two answers reach the run
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
@@ -142,7 +135,7 @@ def test_ctrl_c_before_any_answer_saves_nothing(tmp_path: Path) -> None:
     before = sorted(p.name for p in tmp_path.rglob("*"))
     with FakeLLMServer(lambda r: "OK", latency_s=30) as server:
         process = _start(tmp_path, "run", server)
-        _wait_for(lambda: bool(server.requests))
+        wait_until(lambda: bool(server.requests))
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
@@ -158,7 +151,7 @@ def test_a_second_ctrl_c_exits_at_once(tmp_path: Path) -> None:
     (tmp_path / "canary.yaml").write_text(SUITE, encoding="utf-8")
     with FakeLLMServer(lambda r: "OK", latency_s=30) as server:
         process = _start(tmp_path, "run", server)
-        _wait_for(lambda: bool(server.requests))
+        wait_until(lambda: bool(server.requests))
         process.send_signal(signal.SIGINT)
         process.send_signal(signal.SIGINT)
         started = time.monotonic()

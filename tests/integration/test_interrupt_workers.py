@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from promptcanary.core.run.workers import can_fork
-from tests.fakes.cli import BASE_ENV, console_script, run_cli
+from tests.fakes.cli import console_script, process_env, run_cli, wait_until
 from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_text
 
 PROMPTS = [f"Say {n}" for n in range(1, 7)]
@@ -59,8 +59,7 @@ class Served:
 
 
 def _start(tmp_path: Path, server: FakeLLMServer, *extra: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(BASE_ENV)
+    env = process_env()
     args = ["-c", "canary.yaml", "-p", "openai/x", "--api-base", server.base_url]
     return subprocess.Popen(
         [console_script(), "run", *args, "--workers", "2", "-o", "run.json", *extra],
@@ -71,13 +70,6 @@ def _start(tmp_path: Path, server: FakeLLMServer, *extra: str) -> subprocess.Pop
         text=True,
         start_new_session=True,  # its own process group, which the test signals as a terminal
     )
-
-
-def _wait_for(condition: Any, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert condition(), "the run never got that far"
 
 
 def _ctrl_c(process: subprocess.Popen[str], sent_to: str = "terminal") -> None:
@@ -101,7 +93,7 @@ def test_ctrl_c_keeps_what_the_workers_received_and_resume_sends_the_rest(
         slow_url = server.base_url
         process = _start(tmp_path, server)
         # Every prompt asked (both workers busy), the held ones still in flight.
-        _wait_for(lambda: len(server.requests) == len(PROMPTS))
+        wait_until(lambda: len(server.requests) == len(PROMPTS))
         time.sleep(1.0)  # the answers reach the workers
         _ctrl_c(process, sent_to)
         started = time.monotonic()
@@ -153,7 +145,7 @@ def test_a_second_ctrl_c_exits_at_once_with_workers(tmp_path: Path) -> None:
     (tmp_path / "canary.yaml").write_text(SUITE, encoding="utf-8")
     with FakeLLMServer(lambda r: "OK", latency_s=30) as server:
         process = _start(tmp_path, server)
-        _wait_for(lambda: len(server.requests) >= 2)  # both workers have a request in flight
+        wait_until(lambda: len(server.requests) >= 2)  # both workers have a request in flight
         _ctrl_c(process)
         _ctrl_c(process)
         started = time.monotonic()

@@ -14,8 +14,8 @@ from promptcanary.action.workflow import (
     Workflow,
     escape_data,
     escape_property,
+    escaped_line,
     fit_bytes,
-    one_line,
 )
 from tests.fakes.action_runner import parse_output_file
 
@@ -76,10 +76,10 @@ def test_a_write_cut_short_leaves_no_half_record(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == "earlier=kept\n"
 
 
-def test_one_line_keeps_a_value_on_one_log_line() -> None:
-    assert one_line("a\nb\r\nc") == "a\\nb\\r\\nc"
-    assert one_line("C:\\new") == "C:\\\\new"  # a literal backslash-n stays told apart
-    assert one_line("plain=value") == "plain=value"
+def test_escaped_line_keeps_a_value_on_one_log_line() -> None:
+    assert escaped_line("a\nb\r\nc") == "a\\nb\\r\\nc"
+    assert escaped_line("C:\\new") == "C:\\\\new"  # a literal backslash-n stays told apart
+    assert escaped_line("plain=value") == "plain=value"
 
 
 def test_a_summary_that_cannot_be_written_warns_once(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -30,15 +28,7 @@ SUITE = CanarySuite(
 )
 
 
-@pytest.fixture(autouse=True)
-def _sigint_as_a_terminal_sends_it() -> Iterator[None]:
-    """asyncio.run handles SIGINT only in the main thread, with Python's default handler set."""
-    assert threading.current_thread() is threading.main_thread()
-    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, saved)
+pytestmark = pytest.mark.usefixtures("python_default_sigint")
 
 
 def ctrl_c_on(trigger: set[tuple[str, int]], content: str = '{"ok": true}') -> ScriptedProvider:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,16 +17,7 @@ import pytest
 from promptcanary.core.run import sigint
 from promptcanary.core.run.sigint import run_cancelling_on_sigint
 
-
-@pytest.fixture(autouse=True)
-def _python_default_sigint() -> Iterator[None]:
-    """What a terminal program starts with (pytest-xdist workers may have another handler)."""
-    assert threading.current_thread() is threading.main_thread()
-    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, saved)
+pytestmark = pytest.mark.usefixtures("python_default_sigint")
 
 
 async def ctrl_c_then_wait(log: list[str], cleanup: Callable[[], Any] | None = None) -> str:
